@@ -1,0 +1,1 @@
+"""The three RL-GPT agents: slow (planner), fast (coder / RL designer), critic."""

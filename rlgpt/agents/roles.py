@@ -1,0 +1,122 @@
+"""The three roles, each a thin class over Agent.ask with one message model per answer."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import yaml
+
+from rlgpt.agents.base import Agent
+from rlgpt.envs.recipes import actions, game_data
+from rlgpt.messages import (
+    ActionValidation, CodedAction, Critique, Decomposition, EvalReport, PPOConfig, RLConfig,
+    SubAction, TaskSpec, ValidationReport,
+)  # fmt: skip
+from rlgpt.skills import api
+
+
+@functools.cache
+def recipes_text() -> str:
+    """The recipe facts of crafter's data.yaml, as YAML for prompts."""
+    data = game_data()
+    return yaml.safe_dump({k: data[k] for k in ("collect", "place", "make")}, sort_keys=False)
+
+
+@functools.cache
+def skill_api_doc() -> str:
+    """Signatures and docstrings of the skill API, for prompts."""
+    parts = [inspect.getdoc(api) or ""]
+    for name in ("approach", "explore", "face_free", "path_to"):
+        fn = getattr(api, name)
+        parts.append(f"{name}{inspect.signature(fn)}: {inspect.getdoc(fn)}")
+    for name, member in inspect.getmembers(api.ObsView):
+        if not name.startswith("_") and name != "update":
+            parts.append(f"view.{name}: {inspect.getdoc(member)}")
+    return "\n".join(parts)
+
+
+class SlowAgent(Agent):
+    role = "slow"
+
+    def decompose(
+        self, task: TaskSpec, previous: Decomposition | None, critique: Critique | None
+    ) -> Decomposition:
+        dec = self.ask(
+            "slow_decompose",
+            Decomposition,
+            task=task.model_dump(),
+            recipes=recipes_text(),
+            previous=previous.model_dump() if previous else None,
+            critique=critique.model_dump() if critique else None,
+        )
+        if dec.task != task.name:
+            dec = dec.model_copy(update={"task": task.name})
+        return dec
+
+
+class FastAgent(Agent):
+    role = "fast"
+
+    def write_action(
+        self, task: TaskSpec, sub: SubAction, step_budget: int, feedback: dict[str, str]
+    ) -> CodedAction:
+        action = self.ask(
+            "fast_code",
+            CodedAction,
+            task=task.model_dump(),
+            sub_action=sub.model_dump(),
+            primitives=actions(),
+            skill_api=skill_api_doc(),
+            step_budget=step_budget,
+            feedback={k: v for k, v in feedback.items() if k == sub.name},
+        )
+        return action.model_copy(update={"name": sub.name})
+
+    def repair(self, action: CodedAction, validation: ActionValidation) -> CodedAction:
+        fixed = self.ask(
+            "fast_repair",
+            CodedAction,
+            action=action.model_dump(),
+            validation=validation.model_dump(),
+            skill_api=skill_api_doc(),
+        )
+        return fixed.model_copy(update={"name": action.name})
+
+    def rl_config(
+        self, task: TaskSpec, dec: Decomposition, coded: list[str], ppo: PPOConfig,
+        sample_budget: int,
+    ) -> RLConfig:  # fmt: skip
+        cfg = self.ask(
+            "fast_rlconfig",
+            RLConfig,
+            task=task.model_dump(),
+            decomposition=dec.model_dump(),
+            coded=coded,
+            ppo=ppo.model_dump(),
+            sample_budget=sample_budget,
+        )
+        unknown = [m for m in cfg.macro_actions if m not in coded]
+        if unknown:  # never insert an action that did not pass validation
+            cfg = cfg.model_copy(
+                update={"macro_actions": [m for m in cfg.macro_actions if m in coded]}
+            )
+        return cfg
+
+
+class CriticAgent(Agent):
+    role = "critic"
+
+    def critique(
+        self, task: TaskSpec, dec: Decomposition, validation: ValidationReport,
+        evaluation: EvalReport, success_threshold: float,
+    ) -> Critique:  # fmt: skip
+        return self.ask(
+            "critic",
+            Critique,
+            task=task.model_dump(),
+            decomposition=dec.model_dump(),
+            validation=validation.model_dump(),
+            evaluation=evaluation.model_dump(),
+            success_threshold=success_threshold,
+        )

@@ -1,0 +1,113 @@
+"""params.yaml, read into typed models. Every field is documented; unknown keys are errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rlgpt.errors import UserError
+from rlgpt.messages import PPOConfig
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunParams(_Section):
+    """What to run."""
+
+    task: str = Field(default="make_wood_pickaxe", description="Task name (see `rlgpt tasks`).")
+    iterations: int = Field(default=4, ge=1, le=50, description="Most iterations (inner+outer).")
+    max_inner: int = Field(default=2, ge=1, description="Fast-agent rounds per decomposition.")
+    success_threshold: float = Field(
+        default=0.9, ge=0, le=1, description="Stop once an iteration's success rate reaches it."
+    )
+    seed: int = Field(default=0, ge=0, description="Seed of envs, PPO and evaluation.")
+    runs_dir: str = Field(default="runs", description="Where run directories are written.")
+
+
+class LLMParams(_Section):
+    """Which author plays the three agents."""
+
+    backend: Literal["offline"] = Field(
+        default="offline", description="'offline': the deterministic recipe-graph author."
+    )
+    model: str = Field(default="offline-author-v1", description="Model name recorded in lineage.")
+    max_repairs: int = Field(default=2, ge=0, description="Fast-agent repairs after validation.")
+
+
+class TrainParams(_Section):
+    """PPO training (stable-baselines3)."""
+
+    sample_budget: int = Field(
+        default=30_000, gt=0, description="Primitive env steps per iteration (macros included)."
+    )
+    n_envs: int = Field(default=4, ge=1, description="Parallel envs in a DummyVecEnv.")
+    torch_threads: int = Field(default=1, ge=1, description="torch.set_num_threads.")
+    macro_step_budget: int = Field(default=80, gt=0, description="Primitive steps per macro call.")
+    ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO hyper-parameters.")
+    view_radius: int = Field(default=4, ge=1, le=16, description="Symbolic view half-width.")
+
+
+class EvalParams(_Section):
+    """Evaluation of each iteration's policy."""
+
+    episodes: int = Field(default=30, ge=1, description="Evaluation episodes.")
+    deterministic: bool = Field(default=True, description="Greedy actions when evaluating.")
+    dead_loop_window: int = Field(
+        default=100, ge=10, description="Steps without progress that make an episode stuck."
+    )
+
+
+class SandboxParams(_Section):
+    """Validation of generated code (out of process)."""
+
+    timeout_s: float = Field(default=20.0, gt=0, description="Wall limit per validation run.")
+    scenarios: int = Field(default=3, ge=1, description="Real Crafter states per action.")
+    scenario_steps: int = Field(default=150, ge=1, description="Primitive steps per scenario.")
+
+
+class TrackingParams(_Section):
+    """MLflow tracking."""
+
+    mlflow_uri: str = Field(
+        default="sqlite:///mlflow.db", description="Tracking URI (relative sqlite = project dir)."
+    )
+    experiment: str = Field(default="rlgpt", description="MLflow experiment name.")
+
+
+class Params(_Section):
+    """The whole params.yaml."""
+
+    run: RunParams = Field(default_factory=RunParams)
+    llm: LLMParams = Field(default_factory=LLMParams)
+    train: TrainParams = Field(default_factory=TrainParams)
+    eval: EvalParams = Field(default_factory=EvalParams)
+    sandbox: SandboxParams = Field(default_factory=SandboxParams)
+    tracking: TrackingParams = Field(default_factory=TrackingParams)
+
+
+def load_params(path: str | Path | None) -> Params:
+    """Read params.yaml; a missing, unparsable or invalid file is a UserError naming the key."""
+    if path is None:
+        return Params()
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"params file not found: {p}")
+    try:
+        data = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise UserError(f"{p}: malformed YAML{where}; fix the syntax") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{p}: expected a mapping of sections (run, llm, train, ...)")
+    try:
+        return Params.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise UserError(f"{p}: invalid value for '{loc}': {err['msg']}") from None

@@ -1,0 +1,150 @@
+"""A gymnasium.Env over crafter.Env: symbolic or image observation, task success, SB3-ready."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import crafter
+import gymnasium as gym
+import numpy as np
+
+from rlgpt.envs.recipes import game_data, semantic_names
+from rlgpt.messages import TaskSpec
+
+ObsKind = Literal["symbolic", "image"]
+_FACINGS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+_THERMO = 9  # inventory counts as thermometers: [count >= 1, ..., count >= 9]
+
+
+class _Crafter(crafter.Env):  # type: ignore[misc]
+    """Stock crafter that skips the image render when nobody looks at it.
+
+    Rendering draws only; it changes no state of the world, so dynamics are identical.
+    """
+
+    def __init__(self, render_image: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._render_image = render_image
+        self._blank = np.zeros((*self._size, 3), np.uint8)
+
+    def _obs(self) -> np.ndarray:
+        return super()._obs() if self._render_image else self._blank
+
+
+class CrafterEnv(gym.Env[np.ndarray, int]):
+    """Crafter as a gymnasium env for one task.
+
+    Episodes end (terminated) on death or on the task's achievement; they are truncated at the
+    task's step limit. `info` carries inventory, achievements (counts), facing, player position
+    and `success`. The symbolic observation is a one-hot local semantic window around the player,
+    then the inventory as thermometers (count >= 1..9, so small counts stand out to the
+    policy) and the facing direction.
+    """
+
+    metadata = {"render_modes": ["rgb_array"]}
+
+    def __init__(
+        self,
+        task: TaskSpec,
+        observation: ObsKind = "symbolic",
+        view_radius: int = 4,
+        seed: int = 0,
+    ) -> None:
+        self.task = task
+        self.observation_kind = observation
+        self.radius = view_radius
+        self._seed = seed
+        self._env = _Crafter(
+            render_image=observation == "image", length=task.max_episode_steps, seed=seed
+        )
+        self._items = list(game_data()["items"])
+        self._levels = np.arange(1, _THERMO + 1, dtype=np.float32)[None, :]
+        self._n_ids = len(semantic_names())
+        self._eye = np.eye(self._n_ids, dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(len(game_data()["actions"]))
+        if observation == "image":
+            self.observation_space = gym.spaces.Box(0, 255, (64, 64, 3), np.uint8)
+        else:
+            side = 2 * view_radius + 1
+            size = side * side * self._n_ids + len(self._items) * _THERMO + 4
+            self.observation_space = gym.spaces.Box(0.0, 1.0, (size,), np.float32)
+        self._last_info: dict[str, Any] = {}
+        self._last_obs: np.ndarray = np.zeros(self.observation_space.shape, np.float32)
+
+    # -- state helpers -------------------------------------------------------------------
+    @property
+    def player(self) -> Any:
+        return self._env._player
+
+    def local_window(self, semantic: np.ndarray, radius: int | None = None) -> np.ndarray:
+        """Semantic ids in a (2r+1)x(2r+1) window, indexed [dx + r, dy + r]; 0 outside."""
+        r = self.radius if radius is None else radius
+        x, y = (int(v) for v in self.player.pos)
+        padded = np.pad(semantic, r, constant_values=0)
+        return padded[x : x + 2 * r + 1, y : y + 2 * r + 1]
+
+    def _info(self, raw: dict[str, Any]) -> dict[str, Any]:
+        info = {
+            "inventory": raw["inventory"],
+            "achievements": raw["achievements"],
+            "semantic": raw["semantic"],
+            "player_pos": tuple(int(v) for v in raw["player_pos"]),
+            "facing": tuple(int(v) for v in self.player.facing),
+            "success": raw["achievements"].get(self.task.achievement, 0) > 0,
+        }
+        return info
+
+    def _symbolic(self, info: dict[str, Any]) -> np.ndarray:
+        window = self.local_window(info["semantic"])
+        counts = np.array([info["inventory"][k] for k in self._items], np.float32)
+        inv = (counts[:, None] >= self._levels).astype(np.float32).ravel()
+        facing = np.zeros(4, np.float32)
+        facing[_FACINGS.index(info["facing"])] = 1.0
+        return np.concatenate([self._eye[window].ravel(), inv, facing])
+
+    def _observe(self, image: np.ndarray, info: dict[str, Any]) -> np.ndarray:
+        return image if self.observation_kind == "image" else self._symbolic(info)
+
+    # -- gymnasium API -------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._env._seed = seed
+            self._env._episode = 0
+        image = self._env.reset()
+        player = self.player
+        raw = {
+            "inventory": player.inventory.copy(),
+            "achievements": player.achievements.copy(),
+            "semantic": self._env._sem_view(),
+            "player_pos": player.pos,
+        }
+        info = self._info(raw)
+        self._last_info = info
+        self._last_obs = self._observe(image, info)
+        return self._last_obs, info
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        image, reward, done, raw = self._env.step(int(action))
+        info = self._info(raw)
+        self._last_info = info
+        self._last_obs = self._observe(image, info)
+        dead = raw["discount"] == 0.0
+        terminated = bool(dead or info["success"])
+        truncated = bool(done and not terminated)
+        return self._last_obs, float(reward), terminated, truncated, info
+
+    @property
+    def last_obs(self) -> np.ndarray:
+        """The observation of the latest reset or step."""
+        return self._last_obs
+
+    @property
+    def last_info(self) -> dict[str, Any]:
+        """The info of the latest reset or step."""
+        return self._last_info
+
+    def render(self) -> np.ndarray:  # type: ignore[override]
+        return np.asarray(crafter.Env.render(self._env))

@@ -1,0 +1,129 @@
+"""Recipe graph over crafter's data.yaml: which achievements, how often, in which order.
+
+`plan_steps(target)` returns ordered (achievement, count) pairs whose completion unlocks the
+target. It is derived from the recipes, never scripted per task.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+
+from rlgpt.envs.recipes import achievements, game_data
+
+# Achievements with no recipe: what to do first (beyond the achievement itself).
+_SPECIAL_PREREQS: dict[str, list[str]] = {
+    "eat_plant": ["place_plant"],
+}
+
+
+def _collect_source(item: str) -> str | None:
+    """The material whose collection yields `item` (e.g. wood <- tree)."""
+    for material, info in game_data()["collect"].items():
+        if item in info["receive"]:
+            return str(material)
+    return None
+
+
+class _Planner:
+    def __init__(self) -> None:
+        self.data = game_data()
+        self.inv: Counter[str] = Counter()
+        self.stations: set[str] = set()
+        self.steps: list[str] = []
+
+    def ensure(self, item: str, qty: int) -> None:
+        missing = qty - self.inv[item]
+        if missing <= 0:
+            return
+        if item in self.data["make"]:
+            for _ in range(missing):
+                self.achieve(f"make_{item}")
+            return
+        source = _collect_source(item)
+        if source is None:
+            raise ValueError(f"no recipe yields '{item}'")
+        for tool, n in self.data["collect"][source]["require"].items():
+            self.ensure(tool, n)
+        self.steps.extend([f"collect_{item}"] * missing)
+        self.inv[item] += missing
+
+    def achieve(self, ach: str) -> None:
+        kind, _, name = ach.partition("_")
+        if kind == "place" and name in self.data["place"]:
+            for item, n in self.data["place"][name]["uses"].items():
+                self.ensure(item, n)
+                self.inv[item] -= n
+            self.steps.append(ach)
+            self.stations.add(name)
+        elif kind == "make" and name in self.data["make"]:
+            info = self.data["make"][name]
+            for station in info["nearby"]:
+                if station not in self.stations:
+                    self.achieve(f"place_{station}")
+            for item, n in info["uses"].items():
+                self.ensure(item, n)
+                self.inv[item] -= n
+            self.steps.append(ach)
+            self.inv[name] += info["gives"]
+        elif kind == "collect" and _collect_source(name) is not None:
+            self.ensure(name, self.inv[name] + 1)
+        else:
+            for pre in _SPECIAL_PREREQS.get(ach, []):
+                self.achieve(pre)
+            self.steps.append(ach)
+
+
+@functools.cache
+def _plan(target: str) -> tuple[tuple[str, int], ...]:
+    if target not in achievements():
+        raise ValueError(f"unknown achievement '{target}'")
+    planner = _Planner()
+    planner.achieve(target)
+    counts: Counter[str] = Counter(planner.steps)
+    order: list[str] = []
+    for step in planner.steps:  # first occurrence keeps its place; repeats merge into it
+        if step not in order:
+            order.append(step)
+    return tuple((s, counts[s]) for s in order)
+
+
+def plan_steps(target: str) -> list[tuple[str, int]]:
+    """Ordered (achievement, times) whose completion unlocks `target`."""
+    return list(_plan(target))
+
+
+def plan_counts(target: str) -> dict[str, int]:
+    return dict(_plan(target))
+
+
+def is_plannable(target: str) -> bool:
+    try:
+        _plan(target)
+    except ValueError:
+        return False
+    return True
+
+
+def precondition_of(ach: str) -> str:
+    """A one-line precondition for a sub-action, from the recipes."""
+    data = game_data()
+    kind, _, name = ach.partition("_")
+    if kind == "collect" and (src := _collect_source(name)):
+        req = data["collect"][src]["require"]
+        tools = ", ".join(f"{k}>={v}" for k, v in req.items()) or "nothing"
+        return f"a reachable '{src}' cell; inventory needs {tools}"
+    if kind == "place" and name in data["place"]:
+        uses = ", ".join(f"{k}>={v}" for k, v in data["place"][name]["uses"].items())
+        where = "/".join(data["place"][name]["where"])
+        return f"inventory {uses}; facing a {where} cell"
+    if kind == "make" and name in data["make"]:
+        info = data["make"][name]
+        uses = ", ".join(f"{k}>={v}" for k, v in info["uses"].items())
+        return f"inventory {uses}; standing next to {' and '.join(info['nearby'])}"
+    return "none beyond staying alive"
+
+
+def effect_of(ach: str, count: int) -> str:
+    """A one-line expected effect of a sub-action."""
+    return f"achievement counter '{ach}' rises by {count}"

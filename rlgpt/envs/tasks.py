@@ -1,0 +1,63 @@
+"""Task registry: one task per Crafter achievement, with the RL-GPT paper's names as aliases."""
+
+from __future__ import annotations
+
+import functools
+
+from rlgpt.envs.recipes import achievements
+from rlgpt.errors import UserError
+from rlgpt.messages import TaskSpec
+
+# RL-GPT (MineDojo) task -> Crafter achievement (DESIGN.md §2).
+PAPER_NAMES: dict[str, str] = {
+    "collect_wood": "harvest log",
+    "place_table": "crafting table",
+    "make_wood_pickaxe": "wooden pickaxe",
+    "collect_stone": "stone",
+    "make_stone_pickaxe": "stone pickaxe",
+    "place_furnace": "furnace",
+    "make_iron_pickaxe": "iron pickaxe",
+    "collect_diamond": "ObtainDiamond",
+    "eat_cow": "milk / beef",
+}
+
+
+def _steps_for(achievement: str) -> int:
+    from rlgpt.envs.planner import plan_counts
+
+    depth = sum(plan_counts(achievement).values()) if _plannable(achievement) else 4
+    return min(10_000, 250 + 100 * depth)
+
+
+def _plannable(achievement: str) -> bool:
+    from rlgpt.envs.planner import is_plannable
+
+    return is_plannable(achievement)
+
+
+@functools.cache
+def registry() -> dict[str, TaskSpec]:
+    """All tasks by name (one per achievement of crafter's data.yaml)."""
+    out: dict[str, TaskSpec] = {}
+    for ach in achievements():
+        paper = PAPER_NAMES.get(ach)
+        desc = f"unlock the Crafter achievement '{ach}'"
+        if paper:
+            desc += f" (RL-GPT task: {paper})"
+        out[ach] = TaskSpec(
+            name=ach,
+            achievement=ach,
+            description=desc,
+            max_episode_steps=_steps_for(ach),
+            paper_name=paper,
+        )
+    return out
+
+
+def get_task(name: str) -> TaskSpec:
+    """Look a task up; an unknown name is a UserError listing a few valid ones."""
+    tasks = registry()
+    if name not in tasks:
+        close = [t for t in tasks if name.split("_")[-1] in t] or list(PAPER_NAMES)
+        raise UserError(f"unknown task '{name}'; try one of: {', '.join(close[:6])} (rlgpt tasks)")
+    return tasks[name]

@@ -1,0 +1,168 @@
+"""The offline author: a deterministic stand-in for an LLM. It is NOT a language model.
+
+It plays the three roles from crafter's recipe graph and the reference skill library, reading
+the structured context of each request, and answers in the same JSON a model would. It lets the
+whole pipeline run, and improve across iterations, with no key and no network.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from rlgpt.envs.planner import effect_of, plan_steps, precondition_of
+from rlgpt.envs.recipes import game_data
+from rlgpt.llm.base import LLMReply, LLMRequest
+from rlgpt.messages import (
+    CodedAction, Critique, Decomposition, EvalReport, RewardTerm, RLConfig, SubAction,
+)  # fmt: skip
+from rlgpt.skills.library import library_hash, template
+
+# Which achievements the first plan codes: those with no search in them (a fixed recipe step).
+_CODED_FIRST = ("place_", "make_", "wake_up")
+_OBJECT_TARGETS = {
+    "eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
+    "eat_plant": "plant", "collect_drink": "water", "collect_sapling": "grass",
+}  # fmt: skip
+
+
+def _target_of(ach: str) -> str:
+    if ach in _OBJECT_TARGETS:
+        return _OBJECT_TARGETS[ach]
+    item = ach.removeprefix("collect_")
+    for material, info in game_data()["collect"].items():
+        if item in info["receive"]:
+            return str(material)
+    raise ValueError(f"no target for {ach}")
+
+
+def write_action(ach: str, step_budget: int) -> CodedAction:
+    """Fill the reference template for one achievement."""
+    data = game_data()
+    kind, _, name = ach.partition("_")
+    values: dict[str, Any] = {"name": ach, "achievement": ach}
+    if kind == "place" and name in data["place"]:
+        info = data["place"][name]
+        tpl, doc = "place", f"Place a {name} in front of the player."
+        values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach}
+    elif kind == "make" and name in data["make"]:
+        info = data["make"][name]
+        tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
+        values |= {"stations": list(info["nearby"]), "uses": info["uses"], "action": ach}
+    elif ach == "wake_up":
+        tpl, doc = "sleep", "Sleep until the player wakes up."
+    else:
+        target = _target_of(ach)
+        tpl, doc = "interact", f"Walk to the nearest {target} and hit it until '{ach}' rises."
+        values["target"] = target
+    source = template(tpl).substitute(values | {"doc": doc})
+    return CodedAction(name=ach, docstring=doc, source=source, step_budget=step_budget)
+
+
+class OfflineAuthor:
+    """Answers slow_decompose, fast_code, fast_repair, fast_rlconfig and critic requests."""
+
+    backend = "offline"
+
+    def __init__(self, model: str = "offline-author-v1") -> None:
+        self.model = f"{model}+skills:{library_hash()[:12]}"
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        t0 = time.perf_counter()
+        handler = getattr(self, f"_{request.kind}")
+        answer = handler(request.context)
+        text = json.dumps(answer, indent=1)
+        prompt_chars = sum(len(m.content) for m in request.messages)
+        return LLMReply(
+            text=text,
+            backend=self.backend,
+            model=self.model,
+            prompt_tokens=prompt_chars // 4,
+            completion_tokens=len(text) // 4,
+            latency_s=time.perf_counter() - t0,
+        )
+
+    # -- slow agent ----------------------------------------------------------------------
+    def _slow_decompose(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        task = ctx["task"]
+        previous = ctx.get("previous")
+        critique = ctx.get("critique")
+        prev_modes = {s["name"]: s["mode"] for s in previous["sub_actions"]} if previous else {}
+        switch = critique.get("failing_sub_action") if critique else None
+        subs = []
+        for ach, count in plan_steps(task["achievement"]):
+            mode = prev_modes.get(ach, "code" if ach.startswith(_CODED_FIRST) else "rl")
+            if ach == switch:
+                mode = "code"
+            subs.append(
+                SubAction(
+                    name=ach,
+                    description=f"reach '{ach}' {count}x",
+                    mode=mode,
+                    count=count,
+                    precondition=precondition_of(ach),
+                    expected_effect=effect_of(ach, count),
+                )
+            )
+        why = "Sub-actions follow crafter's recipe graph. Fixed recipe steps are coded; "
+        why += "steps that need search or navigation are learned by RL first."
+        if switch:
+            why += f" The critic found '{switch}' fails most while learned: it is now coded."
+        return Decomposition(task=task["name"], sub_actions=subs, reasoning=why).model_dump()
+
+    # -- fast agent ----------------------------------------------------------------------
+    def _fast_code(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        budget = int(ctx["step_budget"])
+        feedback = ctx.get("feedback") or {}
+        if ctx["sub_action"]["name"] in feedback:
+            budget = min(2000, budget * 2)  # the critic saw it run out of steps
+        return write_action(ctx["sub_action"]["name"], budget).model_dump()
+
+    def _fast_repair(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        return write_action(ctx["action"]["name"], int(ctx["action"]["step_budget"])).model_dump()
+
+    def _fast_rlconfig(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        dec = Decomposition.model_validate(ctx["decomposition"])
+        terms = [RewardTerm(achievement=s.name, weight=1.0, cap=s.count) for s in dec.sub_actions]
+        cfg = RLConfig(
+            macro_actions=[c for c in ctx["coded"]],
+            reward_terms=terms,
+            success_bonus=5.0,
+            observation="symbolic",
+            ppo=ctx["ppo"],
+            sample_budget=ctx["sample_budget"],
+            reasoning="Coded actions join the action space; every sub-goal's achievement is "
+            "rewarded up to its count; the task itself gives a bonus.",
+        )
+        return cfg.model_dump()
+
+    # -- critic --------------------------------------------------------------------------
+    def _critic(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        report = EvalReport.model_validate(ctx["evaluation"])
+        dec = Decomposition.model_validate(ctx["decomposition"])
+        if report.success_rate >= ctx["success_threshold"]:
+            why = f"Success rate {report.success_rate:.2f} reaches the threshold."
+            return Critique(verdict="success", reasoning=why).model_dump()
+        worst, drop, prev = dec.sub_actions[0], -1.0, 1.0
+        for sub in dec.sub_actions:  # the sub-goal where the most episodes stop
+            rate = report.subgoal_rates.get(sub.name, 0.0)
+            if prev - rate > drop:
+                worst, drop = sub, prev - rate
+            prev = rate
+        rate = report.subgoal_rates.get(worst.name, 0.0)
+        why = f"Most episodes fail at '{worst.name}' (reached in {rate:.0%}, drop {drop:.0%})."
+        if worst.mode == "rl":
+            return Critique(
+                verdict="revise_plan",
+                failing_sub_action=worst.name,
+                slow_feedback=f"'{worst.name}' is learned and rarely reached: code it.",
+                reasoning=why,
+            ).model_dump()
+        loops = report.macro_dead_loops.get(worst.name, 0)
+        return Critique(
+            verdict="revise_code",
+            failing_sub_action=worst.name,
+            fast_feedback={worst.name: f"ran out of steps {loops}x; search longer"},
+            reasoning=why,
+        ).model_dump()

@@ -1,0 +1,180 @@
+"""The contracts: one pydantic model per agent message (DESIGN.md §4).
+
+Every value that crosses a Prefect task boundary is one of these models, a path or an id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Message(BaseModel):
+    """Base for every contract: frozen-by-convention, JSON-serialisable, hashable by content."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    def content_hash(self) -> str:
+        """sha256 of the canonical JSON form (sorted keys)."""
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+
+class TaskSpec(Message):
+    """A task: reach one Crafter achievement within an episode step limit."""
+
+    name: str = Field(description="Task name, e.g. 'make_wood_pickaxe'.")
+    achievement: str = Field(description="Crafter achievement whose unlock is success.")
+    description: str = Field(description="One line for humans and prompts.")
+    max_episode_steps: int = Field(gt=0, description="Primitive steps before truncation.")
+    paper_name: str | None = Field(default=None, description="RL-GPT paper task it stands for.")
+
+
+class SubAction(Message):
+    """One step of a decomposition; `name` is the Crafter achievement it unlocks."""
+
+    name: str = Field(description="Achievement unlocked by this sub-action, e.g. 'collect_wood'.")
+    description: str
+    mode: Literal["code", "rl"] = Field(description="Written as a coded action, or learned by RL.")
+    count: int = Field(default=1, ge=1, description="Times the achievement must be reached.")
+    precondition: str = Field(description="What must hold before it can succeed.")
+    expected_effect: str = Field(description="What changes in the world or inventory.")
+
+
+class Decomposition(Message):
+    """Slow agent: ordered sub-actions, each to be coded or learned, with the reasoning."""
+
+    task: str
+    sub_actions: list[SubAction] = Field(min_length=1)
+    reasoning: str
+
+    def coded(self) -> list[str]:
+        return [s.name for s in self.sub_actions if s.mode == "code"]
+
+    def learned(self) -> list[str]:
+        return [s.name for s in self.sub_actions if s.mode == "rl"]
+
+
+class CodedAction(Message):
+    """Fast agent: the source of one high-level action (a generator over an ObsView)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    docstring: str
+    source: str = Field(description="Python source defining `def <name>(view):` that yields actions.")
+    step_budget: int = Field(default=64, gt=0, le=2000, description="Primitive steps per call.")
+
+
+class RewardTerm(Message):
+    """+weight each time `achievement`'s counter rises, up to `cap` times per episode."""
+
+    achievement: str
+    weight: float
+    cap: int = Field(default=1, ge=1)
+
+
+class PPOConfig(Message):
+    """Hyper-parameters handed to stable-baselines3 PPO."""
+
+    learning_rate: float = Field(default=5e-4, gt=0)
+    n_steps: int = Field(default=64, gt=1)
+    batch_size: int = Field(default=64, gt=1)
+    n_epochs: int = Field(default=8, ge=1)
+    gamma: float = Field(default=0.97, gt=0, le=1)
+    gae_lambda: float = Field(default=0.95, gt=0, le=1)
+    ent_coef: float = Field(default=0.01, ge=0)
+    clip_range: float = Field(default=0.2, gt=0)
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128])
+
+
+class RLConfig(Message):
+    """Fast agent: what joins the action space, the reward, the observation and the budget."""
+
+    macro_actions: list[str] = Field(description="Coded actions inserted into the action space.")
+    reward_terms: list[RewardTerm]
+    success_bonus: float = 5.0
+    no_effect_penalty: float = Field(
+        default=0.1, ge=0, description="Charged when a coded action changes nothing."
+    )
+    observation: Literal["symbolic", "image"] = "symbolic"
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    sample_budget: int = Field(gt=0, description="Primitive env steps of training.")
+    reasoning: str = ""
+
+
+class ScenarioOutcome(Message):
+    """One coded action run from one real Crafter state."""
+
+    scenario: str
+    ok: bool
+    steps: int
+    actions: list[str] = Field(default_factory=list, description="First primitive actions.")
+    message: str = ""
+
+
+ErrorKind = Literal["syntax", "forbidden", "signature", "timeout", "crash", "invalid_output"]
+
+
+class ActionValidation(Message):
+    """Validation verdict for one coded action."""
+
+    name: str
+    ok: bool
+    error_kind: ErrorKind | None = None
+    message: str = Field(default="", description="Feedback for the LLM; empty when ok.")
+    scenarios: list[ScenarioOutcome] = Field(default_factory=list)
+
+
+class ValidationReport(Message):
+    """Validation of all coded actions of one iteration."""
+
+    actions: list[ActionValidation]
+
+    @property
+    def ok(self) -> bool:
+        return all(a.ok for a in self.actions)
+
+    def failed(self) -> list[ActionValidation]:
+        return [a for a in self.actions if not a.ok]
+
+
+class EvalReport(Message):
+    """Evaluation of a trained policy over N episodes."""
+
+    success_rate: float = Field(ge=0, le=1)
+    episodes: int = Field(gt=0)
+    samples: int = Field(ge=0, description="Primitive env steps used in training.")
+    mean_episode_steps: float
+    dead_loop_ratio: float = Field(ge=0, le=1)
+    subgoal_rates: dict[str, float] = Field(description="Sub-action name -> fraction reached.")
+    macro_usage: dict[str, float] = Field(description="Macro -> share of policy decisions.")
+    macro_dead_loops: dict[str, int] = Field(default_factory=dict)
+    failure_traces: list[str] = Field(default_factory=list, description="Short traces.")
+
+
+class Critique(Message):
+    """Critic: a verdict, feedback to the fast agent per action, and to the slow agent."""
+
+    verdict: Literal["success", "revise_code", "revise_plan"]
+    failing_sub_action: str | None = None
+    fast_feedback: dict[str, str] = Field(default_factory=dict)
+    slow_feedback: str = ""
+    reasoning: str
+
+
+class IterationRecord(Message):
+    """All messages of one iteration with their content hashes."""
+
+    iteration: int = Field(ge=1)
+    outer: int = Field(ge=1)
+    inner: int = Field(ge=1)
+    decomposition: Decomposition
+    coded_actions: list[CodedAction]
+    rl_config: RLConfig
+    validation: ValidationReport
+    evaluation: EvalReport | None
+    critique: Critique | None
+    checkpoint: str | None = None
+    hashes: dict[str, str] = Field(default_factory=dict)

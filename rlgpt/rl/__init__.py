@@ -1,0 +1,1 @@
+"""PPO training, reward terms, evaluation and metrics."""

@@ -1,0 +1,108 @@
+"""Evaluate a trained policy: success, sub-goal rates, macro usage, dead loops, a table."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from stable_baselines3 import PPO
+from tqdm import tqdm
+
+from rlgpt.config import EvalParams, TrainParams
+from rlgpt.envs.recipes import actions
+from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
+from rlgpt.rl.envs import make_env
+from rlgpt.rl.schema import EPISODES
+from rlgpt.sandbox.client import MacroWorker
+
+EVAL_SEED_BASE = 1_000_000
+
+
+class _Progress:
+    """Tracks when an episode last made progress and where it walked since."""
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self.key = self._key(info)
+        self.last_step = 0
+        self.cells: set[tuple[int, int]] = set()
+
+    @staticmethod
+    def _key(info: dict[str, Any]) -> tuple[Any, ...]:
+        return (tuple(info["inventory"].items()), tuple(info["achievements"].items()))
+
+    def update(self, info: dict[str, Any], step: int) -> None:
+        key = self._key(info)
+        if key != self.key:
+            self.key, self.last_step, self.cells = key, step, set()
+        self.cells.add(info["player_pos"])
+
+    def stuck(self, step: int, window: int) -> bool:
+        return step - self.last_step >= window and len(self.cells) <= max(4, window // 10)
+
+
+def evaluate(
+    checkpoint: Path, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
+    coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
+    show_progress: bool = True,
+) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
+    """Run params.episodes episodes on held-out seeds; the report and the episode table."""
+    workers: list[MacroWorker] = []
+    env = make_env(task, cfg, coded, seed, train.view_radius, train.macro_step_budget, workers)
+    model = PPO.load(checkpoint, device="cpu")
+    n_prim = len(actions())
+    rows, usage, loops = [], Counter[str](), Counter[str]()
+    reached: Counter[str] = Counter()
+    traces: list[str] = []
+    try:
+        for ep in tqdm(range(params.episodes), desc="eval", disable=not show_progress, leave=False):
+            ep_seed = EVAL_SEED_BASE + seed * 10_000 + ep
+            obs, info = env.reset(seed=ep_seed)
+            progress, steps, decisions, calls, trace = _Progress(info), 0, 0, 0, []
+            done = False
+            while not done:
+                act, _ = model.predict(obs, deterministic=params.deterministic)
+                a = int(np.asarray(act).item())
+                obs, _, term, trunc, info = env.step(a)
+                decisions += 1
+                steps += info["primitive_steps"]
+                name = actions()[a] if a < n_prim else env.names[a - n_prim]
+                usage[name if a >= n_prim else "primitive"] += 1
+                if a >= n_prim:
+                    calls += 1
+                    loops[name] += int(info.get("dead_loop", False))
+                if len(trace) < 12:
+                    trace.append(name)
+                progress.update(info, steps)
+                done = term or trunc
+            ach = info["achievements"]
+            for sub in dec.sub_actions:
+                reached[sub.name] += int(ach.get(sub.name, 0) >= sub.count)
+            end = "success" if info["success"] else ("death" if term else "time_limit")
+            dead = end != "success" and progress.stuck(steps, params.dead_loop_window)
+            if end != "success" and len(traces) < 3:
+                traces.append(f"seed {ep_seed}: {end} after {steps} steps: {' '.join(trace)}")
+            rows.append(
+                {"episode": ep, "seed": ep_seed, "success": bool(info["success"]),
+                 "steps": steps, "decisions": decisions, "macro_calls": calls,
+                 "dead_loop": dead, "end": end}
+            )  # fmt: skip
+    finally:
+        for w in workers:
+            w.close()
+    table = EPISODES.validate(pd.DataFrame(rows))
+    total = max(1, sum(usage.values()))
+    report = EvalReport(
+        success_rate=float(table["success"].mean()),
+        episodes=len(table),
+        samples=samples,
+        mean_episode_steps=float(table["steps"].mean()),
+        dead_loop_ratio=float(table["dead_loop"].mean()),
+        subgoal_rates={s.name: reached[s.name] / len(table) for s in dec.sub_actions},
+        macro_usage={k: v / total for k, v in sorted(usage.items())},
+        macro_dead_loops=dict(loops),
+        failure_traces=traces,
+    )
+    return report, table

@@ -1,0 +1,155 @@
+"""Host side of the sandboxed worker: start it contained, talk JSON lines, kill on timeout."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from rlgpt.envs.recipes import actions, semantic_names
+from rlgpt.messages import CodedAction
+
+log = logging.getLogger(__name__)
+MAX_REPLY_BYTES = 65_536
+_CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+
+
+class MacroError(Exception):
+    """A coded action failed in the worker: kind is crash, timeout or invalid_output."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+def _limits(memory_mib: int) -> None:  # runs in the child before exec
+    os.setsid()
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    resource.setrlimit(resource.RLIMIT_AS, (memory_mib << 20, memory_mib << 20))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class MacroWorker:
+    """A long-lived worker process that runs the given coded actions.
+
+    Generated code never runs in this (trusted) process and never sees its environment
+    variables: the child gets a clean environment, a scratch cwd and rlimits. Each reply must
+    arrive within `timeout_s`, or the whole process group is killed and MacroError raised.
+    """
+
+    def __init__(
+        self, coded: list[CodedAction], timeout_s: float = 5.0, memory_mib: int = 1024
+    ) -> None:
+        self.timeout_s = timeout_s
+        self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
+        req_r, self._req_w = os.pipe()
+        self._rep_r, rep_w = os.pipe()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-m", "rlgpt.sandbox.worker", str(req_r), str(rep_w)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self._scratch.name,
+            env=_CLEAN_ENV,
+            pass_fds=(req_r, rep_w),
+            preexec_fn=lambda: _limits(memory_mib),  # noqa: PLW1509
+        )
+        os.close(req_r)
+        os.close(rep_w)
+        self._buf = b""
+        reply = self._call(
+            {
+                "op": "load",
+                "names": list(semantic_names()),
+                "primitives": actions(),
+                "actions": {c.name: c.source for c in coded},
+            },
+            timeout_s=max(timeout_s, 30.0),
+        )
+        self.load_errors: dict[str, str] = dict(reply.get("errors", {}))
+
+    def _call(self, msg: dict[str, Any], timeout_s: float | None = None) -> dict[str, Any]:
+        try:
+            os.write(self._req_w, (json.dumps(msg) + "\n").encode())
+        except (BrokenPipeError, OSError):
+            self.close()
+            raise MacroError("crash", "the sandboxed worker died") from None
+        deadline = timeout_s if timeout_s is not None else self.timeout_s
+        while b"\n" not in self._buf:
+            ready, _, _ = select.select([self._rep_r], [], [], deadline)
+            if not ready:
+                self.close()
+                raise MacroError("timeout", f"no answer within {deadline:.1f}s (killed)")
+            chunk = os.read(self._rep_r, 65_536)
+            if not chunk:
+                code = self._proc.poll()
+                self.close()
+                raise MacroError("crash", f"the sandboxed worker exited (code {code})")
+            self._buf += chunk
+            if len(self._buf) > MAX_REPLY_BYTES:
+                self.close()
+                raise MacroError("invalid_output", "reply larger than the cap")
+        line, _, self._buf = self._buf.partition(b"\n")
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            self.close()
+            raise MacroError("invalid_output", "unparsable reply") from None
+        if not isinstance(reply, dict):
+            raise MacroError("invalid_output", "reply is not an object")
+        return reply
+
+    def _advance(self, msg: dict[str, Any]) -> str | None:
+        reply = self._call(msg)
+        if "error" in reply:
+            raise MacroError(str(reply["error"]), str(reply.get("message", ""))[:300])
+        if reply.get("done"):
+            return None
+        action = reply.get("action")
+        if action not in actions():
+            raise MacroError("invalid_output", f"unknown action {str(action)[:40]!r}")
+        return str(action)
+
+    def start(self, name: str, state: dict[str, Any]) -> str | None:
+        """Start coded action `name`; its first primitive action, or None if it finished."""
+        return self._advance({"op": "start", "name": name, "state": state})
+
+    def next(self, state: dict[str, Any]) -> str | None:
+        """The next primitive action of the running coded action, or None when done."""
+        return self._advance({"op": "next", "state": state})
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def close(self) -> None:
+        """Kill the worker's whole process group and release the pipes."""
+        if self._proc.poll() is None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self._proc.wait()
+        for fd in (self._req_w, self._rep_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._req_w = self._rep_r = -1
+        self._scratch.cleanup()
+
+    def __del__(self) -> None:
+        if getattr(self, "_req_w", -1) != -1:
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass

@@ -1,0 +1,81 @@
+"""Static gate for generated code: size cap, parse, AST allow-list, required signature."""
+
+from __future__ import annotations
+
+import ast
+
+from rlgpt.messages import ActionValidation
+
+MAX_SOURCE_BYTES = 20_000
+ALLOWED_IMPORTS = frozenset({"math", "random", "itertools", "collections", "functools"})
+FORBIDDEN_NAMES = frozenset(
+    {
+        "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "globals",
+        "locals", "vars", "__import__", "input", "breakpoint", "exit", "quit", "memoryview",
+        "help", "dir", "type", "object", "super", "classmethod", "staticmethod", "property",
+        "os", "sys", "subprocess", "socket", "ctypes", "builtins", "importlib", "gc",
+    }
+)  # fmt: skip
+_ALLOWED_TOP = (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Assign, ast.Expr)
+
+
+class GateError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def _check_node(node: ast.AST) -> None:
+    line = getattr(node, "lineno", "?")
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+        for mod in mods:
+            if (mod or "").split(".")[0] not in ALLOWED_IMPORTS:
+                raise GateError("forbidden", f"line {line}: import of '{mod}' is not allowed")
+    elif isinstance(node, ast.Name) and (node.id in FORBIDDEN_NAMES or node.id.startswith("__")):
+        raise GateError("forbidden", f"line {line}: name '{node.id}' is not allowed")
+    elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+        raise GateError("forbidden", f"line {line}: attribute '{node.attr}' is not allowed")
+    elif isinstance(node, ast.Global | ast.Nonlocal | ast.ClassDef | ast.AsyncFunctionDef):
+        raise GateError("forbidden", f"line {line}: {type(node).__name__} is not allowed")
+
+
+def check_source(name: str, source: str) -> ast.Module:
+    """Raise GateError unless `source` defines a generator `def <name>(view)` within the rules."""
+    if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
+        raise GateError("forbidden", f"source is larger than {MAX_SOURCE_BYTES} bytes")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise GateError("syntax", f"line {exc.lineno}: {exc.msg}") from None
+    except (MemoryError, RecursionError, ValueError) as exc:
+        raise GateError("syntax", f"source cannot be parsed safely: {type(exc).__name__}") from None
+    for stmt in tree.body:
+        if not isinstance(stmt, _ALLOWED_TOP):
+            raise GateError(
+                "forbidden", f"line {stmt.lineno}: only defs, imports and constants at top level"
+            )
+    try:
+        for node in ast.walk(tree):
+            _check_node(node)
+    except RecursionError:
+        raise GateError("forbidden", "source nests too deeply") from None
+    funcs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+    fn = funcs.get(name)
+    if fn is None:
+        raise GateError("signature", f"no function named '{name}' (expected `def {name}(view):`)")
+    if [a.arg for a in fn.args.args] != ["view"] or fn.args.vararg or fn.args.kwarg:
+        raise GateError("signature", f"'{name}' must take exactly one argument: `view`")
+    if not any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(fn)):
+        raise GateError("signature", f"'{name}' must be a generator that yields action names")
+    return tree
+
+
+def gate(name: str, source: str) -> ActionValidation | None:
+    """None when the source passes the gate, else a failed ActionValidation."""
+    try:
+        check_source(name, source)
+    except GateError as exc:
+        return ActionValidation(name=name, ok=False, error_kind=exc.kind, message=exc.message)  # type: ignore[arg-type]
+    return None

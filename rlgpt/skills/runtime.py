@@ -1,0 +1,97 @@
+"""The coded-action runtime: coded actions become extra actions of the RL action space."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+
+from rlgpt.envs.crafter_env import CrafterEnv
+from rlgpt.envs.recipes import actions
+
+
+class MacroRunner(Protocol):
+    """Runs coded actions somewhere else (a sandboxed worker); yields primitive names."""
+
+    def start(self, name: str, state: dict[str, Any]) -> str | None: ...
+
+    def next(self, state: dict[str, Any]) -> str | None: ...
+
+
+def view_state(env: CrafterEnv, info: dict[str, Any]) -> dict[str, Any]:
+    """The read-only state a coded action sees: local map, inventory, achievements, facing."""
+    return {
+        "local": env.local_window(info["semantic"]).tolist(),
+        "inventory": info["inventory"],
+        "achievements": info["achievements"],
+        "facing": info["facing"],
+    }
+
+
+class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
+    """Extends Discrete(17) with one action per coded action.
+
+    Choosing a coded action runs it to completion: the runner yields one primitive per env
+    step until it finishes, the episode ends, or `step_budget` primitive steps pass. Rewards
+    are summed. `info["primitive_steps"]` counts the env steps this call took (the honest
+    sample count). A call that uses its whole budget without changing inventory or position
+    is a dead loop (`info["dead_loop"]`); a call that changes nothing is charged
+    `no_effect_penalty`.
+    """
+
+    def __init__(
+        self, env: gym.Env[np.ndarray, int], names: list[str], runner: MacroRunner,
+        step_budget: int = 80, no_effect_penalty: float = 0.0,
+    ) -> None:  # fmt: skip
+        super().__init__(env)
+        self.names = list(names)
+        self.runner = runner
+        self.step_budget = step_budget
+        self.no_effect_penalty = no_effect_penalty
+        self._crafter: CrafterEnv = env.unwrapped  # type: ignore[assignment]
+        self._n_prim = len(actions())
+        self._prim_index = {a: i for i, a in enumerate(actions())}
+        self.action_space = gym.spaces.Discrete(self._n_prim + len(self.names))
+        self._info: dict[str, Any] = {}
+
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self._info = info
+        return obs, {**info, "primitive_steps": 0}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        action = int(action)
+        if action < self._n_prim:
+            obs, reward, term, trunc, info = self.env.step(action)
+            self._info = info
+            return obs, reward, term, trunc, {**info, "primitive_steps": 1, "macro": None}
+        return self._run_macro(self.names[action - self._n_prim])
+
+    def _run_macro(self, name: str) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        before = self._info
+        total, steps = 0.0, 0
+        term = trunc = False
+        obs: np.ndarray | None = None
+        prim: str | None = self.runner.start(name, view_state(self._crafter, before))
+        finished = prim is None  # a call always costs one game tick, or a policy could stall
+        info = before
+        while prim is not None or finished:
+            obs, reward, term, trunc, info = self.env.step(self._prim_index[prim or "noop"])
+            total += reward
+            steps += 1
+            if finished or term or trunc or steps >= self.step_budget:
+                break
+            prim = self.runner.next(view_state(self._crafter, info))
+        self._info = info
+        assert obs is not None
+        unchanged = (
+            info["inventory"] == before["inventory"]
+            and info["player_pos"] == before["player_pos"]
+            and info["achievements"] == before["achievements"]
+        )
+        stuck = steps >= self.step_budget and unchanged
+        if unchanged:  # a call that did nothing costs a little, or a policy may spam it
+            total -= self.no_effect_penalty
+        out = {**info, "primitive_steps": steps, "macro": name, "dead_loop": stuck}
+        return obs, total, term, trunc, out
