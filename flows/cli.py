@@ -1,0 +1,151 @@
+"""`rlgpt` command line. Exit codes: 0 success, 2 user error (one line), 1 failure."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import NoReturn
+
+from rlgpt.errors import UserError
+
+_OFFLINE_ENV = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+    "DVC_NO_ANALYTICS": "1",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
+    "TQDM_MININTERVAL": "1",
+}
+
+
+def _offline_env() -> None:
+    """Prefect's home inside the project, analytics off; set before prefect is imported."""
+    os.environ.setdefault("PREFECT_HOME", str(Path.cwd() / ".prefect"))
+    for key, value in _OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="rlgpt",
+        description="RL-GPT on Crafter: LLM agents decide what to code and what to learn.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("tasks", help="list the tasks and their success conditions")
+    run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")
+    run.add_argument("--task", help="task name (default: params.yaml run.task)")
+    run.add_argument("--iterations", type=int, help="most iterations (default: params.yaml)")
+    run.add_argument("--llm", choices=["offline"], help="agent backend (default: offline)")
+    run.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
+    run.add_argument("--run-id", help="run directory name (default: <task>-<time>)")
+    run.add_argument("--seed", type=int, help="seed of envs, PPO and evaluation")
+    run.add_argument("--force", action="store_true", help="overwrite an existing run directory")
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    sb = sub.add_parser("sandbox", help="sandbox tools")
+    sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
+    check = sbs.add_parser(
+        "check", help="validate a coded action file; prints the ValidationReport as JSON; "
+        "exit 0 accepted, 1 rejected",
+    )  # fmt: skip
+    check.add_argument("file", help="Python file defining one coded action `def NAME(view):`")
+    check.add_argument("--name", help="action name (default: the file's stem)")
+    check.add_argument("--task", default="make_wood_pickaxe", help="task for the scenarios")
+    return p
+
+
+def _cmd_tasks() -> int:
+    from rlgpt.envs.planner import plan_steps
+    from rlgpt.envs.tasks import registry
+
+    for t in registry().values():
+        chain = " -> ".join(f"{a}x{n}" if n > 1 else a for a, n in plan_steps(t.achievement))
+        paper = f"  [paper: {t.paper_name}]" if t.paper_name else ""
+        print(f"{t.name:<20} success: achievement '{t.achievement}' within "
+              f"{t.max_episode_steps} steps{paper}\n{'':<20} plan: {chain}")  # fmt: skip
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from rlgpt.config import load_params
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.lineage.context import RunContext
+
+    params = load_params(args.params if Path(args.params).exists() or args.params != "params.yaml" else None)
+    updates = {"task": args.task, "iterations": args.iterations, "seed": args.seed}
+    for key, value in updates.items():
+        if value is not None:
+            setattr(params.run, key, value)
+    if params.run.iterations < 1:
+        raise UserError("--iterations must be at least 1")
+    if args.llm:
+        params.llm.backend = args.llm
+    task = get_task(params.run.task)
+    run_id = args.run_id or f"{task.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    ctx = RunContext(run_id=run_id, params=params, task=task, show_progress=not args.quiet)
+    root = ctx.layout.root
+    if root.exists() and any(root.iterdir()) and not args.force:
+        raise UserError(f"run directory {root} exists; pick another --run-id or pass --force")
+    if root.exists() and args.force:
+        import shutil
+
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    (root / "params.yaml").write_text(json.dumps(params.model_dump(mode="json"), indent=2))
+    _offline_env()
+    from flows.rlgpt_flow import rlgpt_run
+
+    print(f"rlgpt: run {run_id}: task {task.name} ({task.description}), llm {params.llm.backend}")
+    summary = rlgpt_run(ctx)
+    uri = params.tracking.mlflow_uri
+    print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
+          f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip
+    print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
+    print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{run_id}' "
+          f"(mlflow ui --backend-store-uri {uri})")  # fmt: skip
+    print("dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
+          "pinned in dvc.lock")
+    return 0
+
+
+def _cmd_sandbox_check(args: argparse.Namespace) -> int:
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.messages import CodedAction, ValidationReport
+    from rlgpt.sandbox.validate import validate_action
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UserError(f"no such file: {path}")
+    name = args.name or path.stem
+    source = path.read_text(errors="replace")
+    try:
+        action = CodedAction(name=name, docstring="", source=source)
+    except ValueError:
+        raise UserError(f"'{name}' is not a valid action name; pass --name") from None
+    result = validate_action(action, get_task(args.task), 3, 150, 20.0)
+    print(ValidationReport(actions=[result]).model_dump_json(indent=2))
+    return 0 if result.ok else 1
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command == "tasks":
+            code = _cmd_tasks()
+        elif args.command == "run":
+            code = _cmd_run(args)
+        else:
+            code = _cmd_sandbox_check(args)
+    except UserError as exc:
+        print(f"rlgpt: error: {exc}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        print("rlgpt: interrupted; what was computed is kept under the run directory",
+              file=sys.stderr)  # fmt: skip
+        code = 130
+    sys.exit(code)

@@ -1,0 +1,91 @@
+"""The RL-GPT flow: an outer loop (slow agent re-decomposes) around an inner loop (fast agent
+revises code and RL config), each stage a Prefect task. Control flow only."""
+
+from __future__ import annotations
+
+import time
+
+from prefect import flow
+
+from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.summary import IterationSummary, RunSummary, table_header, table_row
+from rlgpt.messages import CodedAction, Critique, Decomposition
+from tasks import stages, tracking
+
+
+def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: float) -> RunSummary:
+    return RunSummary(
+        run_id=ctx.run_id,
+        task=ctx.task.name,
+        llm=f"{ctx.params.llm.backend}:{ctx.params.llm.model}",
+        final_success_rate=its[-1].success_rate if its else 0.0,
+        iterations=its,
+        status=status,
+        wall_s=round(time.perf_counter() - t0, 1),
+    )
+
+
+def _inner_loop(
+    ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
+    its: list[IterationSummary], emit: bool,
+) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
+    """Fast-agent rounds on one decomposition; returns the last iteration's critique."""
+    p = ctx.params
+    feedback: dict[str, str] = {}
+    for inner in range(1, p.run.max_inner + 1):
+        k += 1
+        coded = stages.generate_code(ctx, k, dec, feedback, coded)
+        report = stages.validate(ctx, k, coded)
+        for _ in range(p.llm.max_repairs):
+            if report.ok:
+                break
+            coded = stages.repair(ctx, k, coded, report)
+            report = stages.validate(ctx, k, coded)
+        valid = [a.name for a in report.actions if a.ok]
+        usable = [c for c in coded if c.name in valid]
+        cfg = stages.configure_rl(ctx, k, dec, valid)
+        trained = stages.train(ctx, k, cfg, usable)
+        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, trained)
+        verdict = stages.critique(ctx, k, dec, report, evaluation)
+        it = stages.summarize_iteration(
+            ctx, k, outer, inner, dec, report, evaluation, verdict, trained
+        )
+        its.append(it)
+        if emit:
+            print(table_row(it), flush=True)
+        tracking.log_iteration(ctx, it, evaluation, str(ctx.layout.iter_dir(k)))
+        stages.write_summary(ctx, _summary(ctx, its, "running", time.perf_counter()), False)
+        if verdict.verdict != "revise_code" or k >= p.run.iterations:
+            return k, coded, verdict
+        feedback = verdict.fast_feedback
+    return k, coded, verdict
+
+
+@flow(name="rlgpt-run", log_prints=False)
+def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
+    """Run RL-GPT on one task until success or the iteration budget; write summary.json."""
+    t0 = time.perf_counter()
+    ctx = ctx.model_copy(update={"mlflow_run_id": tracking.start_parent(ctx, ctx.params.llm.model)})
+    its: list[IterationSummary] = []
+    dec: Decomposition | None = None
+    critique: Critique | None = None
+    coded: list[CodedAction] = []
+    k, outer, status = 0, 0, "FAILED"
+    if emit:
+        print(table_header(), flush=True)
+    try:
+        while k < ctx.params.run.iterations:
+            outer += 1
+            dec = stages.decompose(ctx, k + 1, dec, critique)
+            k, coded, critique = _inner_loop(ctx, k, outer, dec, coded, its, emit)
+            if critique.verdict == "success":
+                break
+        status = "FINISHED"
+    except KeyboardInterrupt:
+        status = "KILLED"
+        raise
+    finally:
+        summary = _summary(ctx, its, "complete" if status == "FINISHED" else status.lower(), t0)
+        path = stages.write_summary(ctx, summary, status == "FINISHED")
+        tracking.end_parent(ctx, status, summary.final_success_rate, path)
+    return summary

@@ -1,0 +1,1 @@
+"""Content hashes, the run layout and the summary that scripts read."""

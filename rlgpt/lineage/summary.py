@@ -1,0 +1,66 @@
+"""summary.json (the contract scripts and CI read) and the iteration table people read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+
+class IterationSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    iteration: int
+    outer: int
+    inner: int
+    success_rate: float
+    samples: int
+    dead_loop_ratio: float
+    coded: list[str]
+    learned: list[str]
+    validation: str
+    verdict: str
+    failing_sub_action: str | None = None
+    tokens: int = 0
+    train_samples_per_s: float = 0.0
+
+
+class RunSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    run_id: str
+    task: str
+    llm: str
+    final_success_rate: float
+    iterations: list[IterationSummary]
+    status: str = "complete"
+    wall_s: float = 0.0
+
+
+_HEADER = (
+    f"{'iter':>4} {'loop':>5}  {'coded':<38} {'learned':<20} {'valid':<7} "
+    f"{'samples':>8} {'success':>7} {'deadloop':>8}  critique"
+)
+
+
+def table_header() -> str:
+    return _HEADER + "\n" + "-" * len(_HEADER)
+
+
+def table_row(it: IterationSummary) -> str:
+    coded = ",".join(it.coded) or "-"
+    learned = ",".join(it.learned) or "-"
+    critique = it.verdict + (f" ({it.failing_sub_action})" if it.failing_sub_action else "")
+    return (
+        f"{it.iteration:>4} {it.outer:>2}.{it.inner:<2}  {coded:<38.38} {learned:<20.20} "
+        f"{it.validation:<7} {it.samples:>8} {it.success_rate:>7.2f} {it.dead_loop_ratio:>8.2f}"
+        f"  {critique}"
+    )
+
+
+def tokens_used(llm_dir: Path) -> int:
+    """Prompt + completion tokens of every exchange recorded in one iteration's llm/ dir."""
+    total = 0
+    for path in sorted(llm_dir.glob("*.json")):
+        reply = json.loads(path.read_text())["reply"]
+        total += int(reply.get("prompt_tokens", 0)) + int(reply.get("completion_tokens", 0))
+    return total

@@ -1,0 +1,159 @@
+"""The six RL-GPT stages (plus the fast agent's repair and RL design) as Prefect tasks.
+
+Each reads the RunContext, calls the library, writes its result under runs/<id>/iter_<k>/ and
+returns a pydantic model. LLM stages retry only transient errors; others retry once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import task
+
+from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
+from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.layout import write_model
+from rlgpt.lineage.summary import IterationSummary, RunSummary, tokens_used
+from rlgpt.llm.factory import make_llm
+from rlgpt.messages import (
+    CodedAction, Critique, Decomposition, EvalReport, RLConfig, ValidationReport,
+)  # fmt: skip
+from rlgpt.rl.evaluate import evaluate as run_evaluation
+from rlgpt.rl.train import TrainResult
+from rlgpt.rl.train import train as run_training
+from rlgpt.sandbox.validate import validate_all
+
+
+@task(name="decompose", retries=2, retry_delay_seconds=1)
+def decompose(
+    ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None
+) -> Decomposition:
+    slow = SlowAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    dec = slow.decompose(ctx.task, previous, critique)
+    write_model(ctx.layout.file(k, "decomposition.json"), dec)
+    return dec
+
+
+def _save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> None:
+    out = ctx.layout.actions_dir(k)
+    out.mkdir(parents=True, exist_ok=True)
+    for c in coded:
+        (out / f"{c.name}.py").write_text(c.source)
+        write_model(out / f"{c.name}.json", c)
+
+
+@task(name="generate_code", retries=2, retry_delay_seconds=1)
+def generate_code(
+    ctx: RunContext, k: int, dec: Decomposition, feedback: dict[str, str],
+    previous: list[CodedAction],
+) -> list[CodedAction]:  # fmt: skip
+    """Fast agent: code each 'code' sub-action (reusing earlier code the critic did not fault)."""
+    fast = FastAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    old = {c.name: c for c in previous}
+    coded = []
+    for sub in dec.sub_actions:
+        if sub.mode != "code":
+            continue
+        if sub.name in old and sub.name not in feedback:
+            coded.append(old[sub.name])
+        else:
+            budget = old[sub.name].step_budget if sub.name in old else ctx.params.train.macro_step_budget
+            coded.append(fast.write_action(ctx.task, sub, budget, feedback))
+    _save_actions(ctx, k, coded)
+    return coded
+
+
+@task(name="validate", retries=1)
+def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
+    sb = ctx.params.sandbox
+    report = validate_all(coded, ctx.task, sb.scenarios, sb.scenario_steps, sb.timeout_s)
+    write_model(ctx.layout.file(k, "validation.json"), report)
+    return report
+
+
+@task(name="repair", retries=2, retry_delay_seconds=1)
+def repair(
+    ctx: RunContext, k: int, coded: list[CodedAction], report: ValidationReport
+) -> list[CodedAction]:
+    fast = FastAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    failed = {v.name: v for v in report.failed()}
+    fixed = [fast.repair(c, failed[c.name]) if c.name in failed else c for c in coded]
+    _save_actions(ctx, k, fixed)
+    return fixed
+
+
+@task(name="configure_rl", retries=2, retry_delay_seconds=1)
+def configure_rl(
+    ctx: RunContext, k: int, dec: Decomposition, valid: list[str]
+) -> RLConfig:
+    fast = FastAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    tp = ctx.params.train
+    cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget)
+    write_model(ctx.layout.file(k, "rl_config.json"), cfg)
+    return cfg
+
+
+@task(name="train", retries=1)
+def train(ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction]) -> TrainResult:
+    seed = ctx.params.run.seed + k
+    out = ctx.layout.train_dir(k)
+    result = run_training(ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress)
+    write_model(out / "train.json", result)
+    return result
+
+
+@task(name="evaluate", retries=1)
+def evaluate(
+    ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
+    trained: TrainResult,
+) -> EvalReport:  # fmt: skip
+    report, table = run_evaluation(
+        Path(trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
+        ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
+    )  # fmt: skip
+    table.to_parquet(ctx.layout.file(k, "episodes.parquet"), index=False)
+    write_model(ctx.layout.file(k, "eval.json"), report)
+    return report
+
+
+@task(name="critique", retries=2, retry_delay_seconds=1)
+def critique(
+    ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
+    evaluation: EvalReport,
+) -> Critique:  # fmt: skip
+    critic = CriticAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    verdict = critic.critique(
+        ctx.task, dec, validation, evaluation, ctx.params.run.success_threshold
+    )
+    write_model(ctx.layout.file(k, "critique.json"), verdict)
+    return verdict
+
+
+@task(name="summarize_iteration")
+def summarize_iteration(
+    ctx: RunContext, k: int, outer: int, inner: int, dec: Decomposition,
+    validation: ValidationReport, evaluation: EvalReport, verdict: Critique,
+    trained: TrainResult,
+) -> IterationSummary:  # fmt: skip
+    valid = {a.name for a in validation.actions if a.ok}
+    coded = [s.name for s in dec.sub_actions if s.mode == "code" and s.name in valid]
+    learned = [s.name for s in dec.sub_actions if s.name not in coded]
+    n_bad = len(validation.failed())
+    return IterationSummary(
+        iteration=k, outer=outer, inner=inner,
+        success_rate=evaluation.success_rate, samples=trained.samples,
+        dead_loop_ratio=evaluation.dead_loop_ratio, coded=coded, learned=learned,
+        validation="ok" if n_bad == 0 else f"{n_bad} bad", verdict=verdict.verdict,
+        failing_sub_action=verdict.failing_sub_action,
+        tokens=tokens_used(ctx.layout.llm_dir(k)),
+        train_samples_per_s=round(trained.samples_per_s, 1),
+    )  # fmt: skip
+
+
+@task(name="write_summary")
+def write_summary(ctx: RunContext, summary: RunSummary, complete: bool) -> str:
+    """summary.json always; the manifest (hashes of every file) only once the run is complete."""
+    write_model(ctx.layout.summary, summary)
+    if complete:
+        ctx.layout.write_manifest()
+    return str(ctx.layout.summary)

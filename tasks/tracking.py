@@ -1,0 +1,103 @@
+"""MLflow tracking: one parent run per pipeline run, one nested run per iteration.
+
+Uses MlflowClient with explicit run ids (no global active run), batches metrics, and marks
+runs FAILED or KILLED when the pipeline stops early.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from mlflow.entities import Metric, Param, RunTag
+from mlflow.tracking import MlflowClient
+from prefect import task
+
+import logging
+
+from rlgpt.agents.prompting import all_template_hashes
+from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.summary import IterationSummary
+from rlgpt.messages import EvalReport
+from rlgpt.skills.library import library_hash
+
+
+def client(uri: str) -> MlflowClient:
+    logging.getLogger("mlflow").setLevel(logging.WARNING)  # no schema-migration chatter
+    return MlflowClient(tracking_uri=uri)
+
+
+def _experiment(c: MlflowClient, name: str) -> str:
+    exp = c.get_experiment_by_name(name)
+    return exp.experiment_id if exp else c.create_experiment(name)
+
+
+@task(name="mlflow_start")
+def start_parent(ctx: RunContext, llm_model: str) -> str:
+    """Create the parent run; params include prompt-template and skill-library hashes."""
+    c = client(ctx.params.tracking.mlflow_uri)
+    exp = _experiment(c, ctx.params.tracking.experiment)
+    run = c.create_run(exp, run_name=ctx.run_id, tags={"rlgpt.run_id": ctx.run_id})
+    p = ctx.params
+    params = {
+        "task": ctx.task.name, "llm.backend": p.llm.backend, "llm.model": llm_model,
+        "seed": p.run.seed, "iterations": p.run.iterations, "max_inner": p.run.max_inner,
+        "train.sample_budget": p.train.sample_budget, "train.n_envs": p.train.n_envs,
+        "eval.episodes": p.eval.episodes, "skill_library.sha256": library_hash(),
+        **{f"prompt.{k}.sha256": v for k, v in all_template_hashes().items()},
+    }  # fmt: skip
+    c.log_batch(run.info.run_id, params=[Param(k, str(v)) for k, v in params.items()])
+    return str(run.info.run_id)
+
+
+@task(name="mlflow_iteration")
+def log_iteration(
+    ctx: RunContext, it: IterationSummary, evaluation: EvalReport | None, iter_dir: str
+) -> str:
+    """A nested run for one iteration with its metrics and artifacts (code, critique, eval)."""
+    assert ctx.mlflow_run_id is not None
+    c = client(ctx.params.tracking.mlflow_uri)
+    parent = c.get_run(ctx.mlflow_run_id)
+    child = c.create_run(
+        parent.info.experiment_id,
+        run_name=f"{ctx.run_id}/iter_{it.iteration}",
+        tags={"mlflow.parentRunId": ctx.mlflow_run_id, "rlgpt.run_id": ctx.run_id,
+              "rlgpt.iteration": str(it.iteration)},
+    )  # fmt: skip
+    rid = child.info.run_id
+    now = int(time.time() * 1000)
+    values = {
+        "success_rate": it.success_rate, "samples": it.samples,
+        "dead_loop_ratio": it.dead_loop_ratio, "tokens": it.tokens,
+        "n_coded": len(it.coded), "n_learned": len(it.learned),
+        "train_samples_per_s": it.train_samples_per_s,
+    }  # fmt: skip
+    if evaluation is not None:
+        values |= {f"subgoal.{k}": v for k, v in evaluation.subgoal_rates.items()}
+        values |= {"mean_episode_steps": evaluation.mean_episode_steps}
+    metrics = [Metric(k, float(v), now, 0) for k, v in values.items()]
+    params = [Param("coded", ",".join(it.coded) or "-"), Param("learned", ",".join(it.learned) or "-"),
+              Param("verdict", it.verdict), Param("validation", it.validation)]  # fmt: skip
+    c.log_batch(rid, metrics=metrics, params=params, tags=[RunTag("verdict", it.verdict)])
+    d = Path(iter_dir)
+    for sub in ("actions", "llm"):
+        if (d / sub).is_dir():
+            c.log_artifacts(rid, str(d / sub), sub)
+    for name in ("critique.json", "eval.json", "decomposition.json", "rl_config.json"):
+        if (d / name).is_file():
+            c.log_artifact(rid, str(d / name))
+    c.log_metric(ctx.mlflow_run_id, "success_rate", it.success_rate, step=it.iteration)
+    c.set_terminated(rid, "FINISHED")
+    return str(rid)
+
+
+@task(name="mlflow_end")
+def end_parent(ctx: RunContext, status: str, final_success_rate: float, summary: str) -> None:
+    """Close the parent run as FINISHED, FAILED or KILLED."""
+    if ctx.mlflow_run_id is None:
+        return
+    c = client(ctx.params.tracking.mlflow_uri)
+    c.log_metric(ctx.mlflow_run_id, "final_success_rate", final_success_rate)
+    if Path(summary).is_file():
+        c.log_artifact(ctx.mlflow_run_id, summary)
+    c.set_terminated(ctx.mlflow_run_id, status)
