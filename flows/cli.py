@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="seed of envs, PPO and evaluation")
     run.add_argument("--force", action="store_true", help="overwrite an existing run directory")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.add_argument("--metrics-out", help="also write the summary's metrics here (for DVC)")
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
@@ -101,6 +102,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     print(f"rlgpt: run {run_id}: task {task.name} ({task.description}), llm {params.llm.backend}")
     summary = rlgpt_run(ctx)
+    if args.metrics_out:
+        from rlgpt.lineage.layout import write_json
+
+        write_json(Path(args.metrics_out), {
+            "final_success_rate": summary.final_success_rate,
+            "iterations": len(summary.iterations),
+            "samples": sum(i.samples for i in summary.iterations),
+        })  # fmt: skip
     uri = params.tracking.mlflow_uri
     print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
           f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip

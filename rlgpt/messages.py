@@ -96,7 +96,7 @@ class RLConfig(Message):
     reward_terms: list[RewardTerm]
     success_bonus: float = 5.0
     no_effect_penalty: float = Field(
-        default=0.1, ge=0, description="Charged when a coded action changes nothing."
+        default=0.3, ge=0, description="Charged when a coded action changes nothing."
     )
     observation: Literal["symbolic", "image"] = "symbolic"
     ppo: PPOConfig = Field(default_factory=PPOConfig)

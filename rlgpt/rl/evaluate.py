@@ -17,6 +17,7 @@ from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, Tas
 from rlgpt.rl.envs import make_env
 from rlgpt.rl.schema import EPISODES
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.skills.runtime import items
 
 EVAL_SEED_BASE = 1_000_000
 
@@ -31,7 +32,7 @@ class _Progress:
 
     @staticmethod
     def _key(info: dict[str, Any]) -> tuple[Any, ...]:
-        return (tuple(info["inventory"].items()), tuple(info["achievements"].items()))
+        return (tuple(items(info["inventory"]).items()), tuple(info["achievements"].items()))
 
     def update(self, info: dict[str, Any], step: int) -> None:
         key = self._key(info)

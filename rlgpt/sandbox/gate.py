@@ -41,6 +41,18 @@ def _check_node(node: ast.AST) -> None:
         raise GateError("forbidden", f"line {line}: {type(node).__name__} is not allowed")
 
 
+def _is_generator(fn: ast.FunctionDef) -> bool:
+    """Whether `fn` itself yields (a yield inside a nested def or lambda does not count)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def check_source(name: str, source: str) -> ast.Module:
     """Raise GateError unless `source` defines a generator `def <name>(view)` within the rules."""
     if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
@@ -65,9 +77,11 @@ def check_source(name: str, source: str) -> ast.Module:
     fn = funcs.get(name)
     if fn is None:
         raise GateError("signature", f"no function named '{name}' (expected `def {name}(view):`)")
-    if [a.arg for a in fn.args.args] != ["view"] or fn.args.vararg or fn.args.kwarg:
+    args = fn.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    if names != ["view"] or args.kwonlyargs or args.vararg or args.kwarg:
         raise GateError("signature", f"'{name}' must take exactly one argument: `view`")
-    if not any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(fn)):
+    if not _is_generator(fn):
         raise GateError("signature", f"'{name}' must be a generator that yields action names")
     return tree
 

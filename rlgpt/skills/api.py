@@ -145,16 +145,23 @@ def approach(view: ObsView, name: str) -> Action:
 
 
 def explore(view: ObsView, steps: int = 8) -> Action:
-    """Walk up to `steps` cells in the facing direction, turning when blocked."""
-    order = [view.facing, *[d for d in MOVES if d != view.facing]]
+    """Walk up to `steps` cells straight ahead to reveal new cells; when blocked, turn to the
+    open direction that leads farthest. Always yields at least one action when steps > 0."""
     for _ in range(steps):
-        for d in order:
-            if view.at(*d) in WALKABLE:
-                yield MOVES[d]
-                break
-        else:
-            yield MOVES[order[1]]
-            return
+        if view.at(*view.facing) in WALKABLE:
+            yield MOVES[view.facing]
+            continue
+        best, reach = None, 0
+        for d in MOVES:
+            n = 0
+            while n < view.radius and view.at(d[0] * (n + 1), d[1] * (n + 1)) in WALKABLE:
+                n += 1
+            if n > reach and d != (-view.facing[0], -view.facing[1]):
+                best, reach = d, n
+        if best is None:  # only the way back is open, or nothing: turn (always yield)
+            back = (-view.facing[0], -view.facing[1])
+            best = back if view.at(*back) in WALKABLE else (view.facing[1], -view.facing[0])
+        yield MOVES[best]
     return None
 
 

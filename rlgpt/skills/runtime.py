@@ -10,6 +10,15 @@ import numpy as np
 from rlgpt.envs.crafter_env import CrafterEnv
 from rlgpt.envs.recipes import actions
 
+# Vitals are inventory entries that drift every few steps on their own (drink drops about every
+# 20 steps): a change in them is not progress, or no macro call could ever count as a dead loop.
+VITALS = frozenset({"health", "food", "drink", "energy"})
+
+
+def items(inventory: dict[str, int]) -> dict[str, int]:
+    """The inventory without vitals: what progress is measured on."""
+    return {k: v for k, v in inventory.items() if k not in VITALS}
+
 
 class MacroRunner(Protocol):
     """Runs coded actions somewhere else (a sandboxed worker); yields primitive names."""
@@ -86,7 +95,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self._info = info
         assert obs is not None
         unchanged = (
-            info["inventory"] == before["inventory"]
+            items(info["inventory"]) == items(before["inventory"])
             and info["player_pos"] == before["player_pos"]
             and info["achievements"] == before["achievements"]
         )

@@ -1,0 +1,46 @@
+# The two commands of the README. Everything lives in .venv; torch comes first from its pinned
+# CPU wheel, so no CUDA build is ever downloaded.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export DVC_NO_ANALYTICS := 1
+export DO_NOT_TRACK := 1
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+
+.PHONY: setup dev run test test-slow lint clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+dev: $(VENV)/.dev
+
+## run: the whole RL-GPT loop on make_wood_pickaxe, offline, through `dvc repro` (params.yaml)
+run: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro
+	@echo "summary: runs/dvc/summary.json   metrics: metrics/summary.json   lock: dvc.lock"
+
+## test: the default suite (under ~10 minutes here)
+test: dev
+	$(BIN)/python -m pytest -q
+
+## test-slow: the long tests (full-budget runs)
+test-slow: dev
+	$(BIN)/python -m pytest -q -m slow
+
+lint: dev
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy rlgpt flows tasks
+
+clean:
+	rm -rf runs metrics mlflow.db mlruns .prefect

@@ -1,0 +1,45 @@
+"""Shared fixtures: tiny params for real (small) runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def rlgpt_exe() -> str:
+    exe = BIN / "rlgpt"
+    return str(exe) if exe.exists() else (shutil.which("rlgpt") or "rlgpt")
+
+
+TINY = {
+    "run": {"iterations": 2, "max_inner": 1, "success_threshold": 0.99},
+    "train": {"sample_budget": 1200, "n_envs": 2,
+              "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}},
+    "eval": {"episodes": 3},
+    "sandbox": {"scenarios": 1, "scenario_steps": 40},
+}  # fmt: skip
+
+
+@pytest.fixture
+def tiny_params(tmp_path: Path) -> Path:
+    data = {**TINY, "tracking": {"mlflow_uri": f"sqlite:///{tmp_path}/mlflow.db"}}
+    data["run"] = {**TINY["run"], "runs_dir": str(tmp_path / "runs")}
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PREFECT_HOME"] = str(tmp_path / ".prefect")
+    env["PATH"] = f"{BIN}:{env.get('PATH', '')}"
+    return env

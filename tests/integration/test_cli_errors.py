@@ -1,0 +1,75 @@
+"""Bad input gives one line, exit code 2, no traceback; sandbox check exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import rlgpt_exe
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [rlgpt_exe(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("params_text", "args", "needle"),
+    [
+        (None, ["--task", "make_wood_pickax"], "unknown task 'make_wood_pickax'"),
+        ("run:\n  task: [\n", [], "malformed YAML at line"),
+        ("train:\n  sample_budget: -5\n", [], "train.sample_budget"),
+        ("run:\n  iterationz: 3\n", [], "run.iterationz"),
+        (None, ["--iterations", "0"], "iterations"),
+    ],
+)
+def test_user_errors_are_one_line_exit_2(tmp_path, cli_env, params_text, args, needle):
+    cmd = ["run", *args]
+    if params_text is not None:
+        (tmp_path / "p.yaml").write_text(params_text)
+        cmd += ["--params", str(tmp_path / "p.yaml")]
+    proc = _run(cmd, tmp_path, cli_env)
+    assert proc.returncode == 2
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and needle in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_tasks_lists_the_paper_tasks(tmp_path, cli_env):
+    proc = _run(["tasks"], tmp_path, cli_env)
+    assert proc.returncode == 0
+    for name in ("collect_wood", "place_table", "make_wood_pickaxe", "collect_stone",
+                 "make_stone_pickaxe", "place_furnace", "make_iron_pickaxe",
+                 "collect_diamond", "eat_cow"):  # fmt: skip
+        assert name in proc.stdout
+    assert "achievement 'make_wood_pickaxe'" in proc.stdout
+
+
+GOOD = '''
+def collect_wood(view):
+    """Hit the tree in front until wood rises."""
+    start = view.inventory["wood"]
+    while view.inventory["wood"] == start:
+        yield from approach(view, "tree")
+        yield "do"
+'''
+BAD = "import os\n\ndef collect_wood(view):\n    yield os.environ['OPENAI_API_KEY']\n"
+
+
+def test_sandbox_check_accepts_and_rejects(tmp_path, cli_env):
+    (tmp_path / "collect_wood.py").write_text(GOOD)
+    ok = _run(["sandbox", "check", "collect_wood.py"], tmp_path, cli_env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    report = json.loads(ok.stdout)
+    assert report["actions"][0]["ok"] is True and report["actions"][0]["scenarios"]
+
+    (tmp_path / "evil.py").write_text(BAD)
+    bad = _run(["sandbox", "check", "evil.py", "--name", "collect_wood"], tmp_path, cli_env)
+    assert bad.returncode == 1
+    verdict = json.loads(bad.stdout)["actions"][0]
+    assert verdict["ok"] is False and verdict["error_kind"] == "forbidden"
+    assert "os" in verdict["message"]
