@@ -23,7 +23,7 @@ class RunParams(_Section):
     iterations: int = Field(default=4, ge=1, le=50, description="Most iterations (inner+outer).")
     max_inner: int = Field(default=2, ge=1, description="Fast-agent rounds per decomposition.")
     success_threshold: float = Field(
-        default=0.9, ge=0, le=1, description="Stop once an iteration's success rate reaches it."
+        default=0.8, ge=0, le=1, description="Stop once an iteration's success rate reaches it."
     )
     seed: int = Field(default=0, ge=0, description="Seed of envs, PPO and evaluation.")
     runs_dir: str = Field(default="runs", description="Where run directories are written.")
