@@ -76,7 +76,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from rlgpt.envs.tasks import get_task
     from rlgpt.lineage.context import RunContext
 
-    params = load_params(args.params if Path(args.params).exists() or args.params != "params.yaml" else None)
+    params = load_params(
+        args.params if Path(args.params).exists() or args.params != "params.yaml" else None
+    )
     updates = {"task": args.task, "iterations": args.iterations, "seed": args.seed}
     for key, value in updates.items():
         if value is not None:
@@ -116,8 +118,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
     print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{run_id}' "
           f"(mlflow ui --backend-store-uri {uri})")  # fmt: skip
-    print("dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
-          "pinned in dvc.lock")
+    print(
+        "dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
+        "pinned in dvc.lock"
+    )
     return 0
 
 

@@ -63,7 +63,9 @@ class CodedAction(Message):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     docstring: str
-    source: str = Field(description="Python source defining `def <name>(view):` that yields actions.")
+    source: str = Field(
+        description="Python source defining `def <name>(view):` that yields actions."
+    )
     step_budget: int = Field(default=64, gt=0, le=2000, description="Primitive steps per call.")
 
 

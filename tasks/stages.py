@@ -16,7 +16,12 @@ from rlgpt.lineage.layout import write_model
 from rlgpt.lineage.summary import IterationSummary, RunSummary, tokens_used
 from rlgpt.llm.factory import make_llm
 from rlgpt.messages import (
-    CodedAction, Critique, Decomposition, EvalReport, RLConfig, ValidationReport,
+    CodedAction,
+    Critique,
+    Decomposition,
+    EvalReport,
+    RLConfig,
+    ValidationReport,
 )  # fmt: skip
 from rlgpt.rl.evaluate import evaluate as run_evaluation
 from rlgpt.rl.train import TrainResult
@@ -57,7 +62,9 @@ def generate_code(
         if sub.name in old and sub.name not in feedback:
             coded.append(old[sub.name])
         else:
-            budget = old[sub.name].step_budget if sub.name in old else ctx.params.train.macro_step_budget
+            budget = (
+                old[sub.name].step_budget if sub.name in old else ctx.params.train.macro_step_budget
+            )
             coded.append(fast.write_action(ctx.task, sub, budget, feedback))
     _save_actions(ctx, k, coded)
     return coded
@@ -83,9 +90,7 @@ def repair(
 
 
 @task(name="configure_rl", retries=2, retry_delay_seconds=1)
-def configure_rl(
-    ctx: RunContext, k: int, dec: Decomposition, valid: list[str]
-) -> RLConfig:
+def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) -> RLConfig:
     fast = FastAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
     tp = ctx.params.train
     cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget)

@@ -6,14 +6,13 @@ runs FAILED or KILLED when the pipeline stops early.
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.tracking import MlflowClient
 from prefect import task
-
-import logging
 
 from rlgpt.agents.prompting import all_template_hashes
 from rlgpt.lineage.context import RunContext
@@ -76,8 +75,12 @@ def log_iteration(
         values |= {f"subgoal.{k}": v for k, v in evaluation.subgoal_rates.items()}
         values |= {"mean_episode_steps": evaluation.mean_episode_steps}
     metrics = [Metric(k, float(v), now, 0) for k, v in values.items()]
-    params = [Param("coded", ",".join(it.coded) or "-"), Param("learned", ",".join(it.learned) or "-"),
-              Param("verdict", it.verdict), Param("validation", it.validation)]  # fmt: skip
+    params = [
+        Param("coded", ",".join(it.coded) or "-"),
+        Param("learned", ",".join(it.learned) or "-"),
+        Param("verdict", it.verdict),
+        Param("validation", it.validation),
+    ]
     c.log_batch(rid, metrics=metrics, params=params, tags=[RunTag("verdict", it.verdict)])
     d = Path(iter_dir)
     for sub in ("actions", "llm"):

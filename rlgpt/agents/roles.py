@@ -10,8 +10,16 @@ import yaml
 from rlgpt.agents.base import Agent
 from rlgpt.envs.recipes import actions, game_data
 from rlgpt.messages import (
-    ActionValidation, CodedAction, Critique, Decomposition, EvalReport, PPOConfig, RLConfig,
-    SubAction, TaskSpec, ValidationReport,
+    ActionValidation,
+    CodedAction,
+    Critique,
+    Decomposition,
+    EvalReport,
+    PPOConfig,
+    RLConfig,
+    SubAction,
+    TaskSpec,
+    ValidationReport,
 )  # fmt: skip
 from rlgpt.skills import api
 

@@ -16,7 +16,7 @@ _FACINGS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 _THERMO = 9  # inventory counts as thermometers: [count >= 1, ..., count >= 9]
 
 
-class _Crafter(crafter.Env):  # type: ignore[misc]
+class _Crafter(crafter.Env):
     """Stock crafter that skips the image render when nobody looks at it.
 
     Rendering draws only; it changes no state of the world, so dynamics are identical.
@@ -61,7 +61,8 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         self._levels = np.arange(1, _THERMO + 1, dtype=np.float32)[None, :]
         self._n_ids = len(semantic_names())
         self._eye = np.eye(self._n_ids, dtype=np.float32)
-        self.action_space = gym.spaces.Discrete(len(game_data()["actions"]))
+        n_actions = len(game_data()["actions"])
+        self.action_space = gym.spaces.Discrete(n_actions)  # type: ignore[assignment]
         if observation == "image":
             self.observation_space = gym.spaces.Box(0, 255, (64, 64, 3), np.uint8)
         else:
@@ -146,5 +147,5 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         """The info of the latest reset or step."""
         return self._last_info
 
-    def render(self) -> np.ndarray:  # type: ignore[override]
+    def render(self) -> np.ndarray:
         return np.asarray(crafter.Env.render(self._env))

@@ -15,7 +15,13 @@ from rlgpt.envs.planner import effect_of, plan_steps, precondition_of
 from rlgpt.envs.recipes import game_data
 from rlgpt.llm.base import LLMReply, LLMRequest
 from rlgpt.messages import (
-    CodedAction, Critique, Decomposition, EvalReport, RewardTerm, RLConfig, SubAction,
+    CodedAction,
+    Critique,
+    Decomposition,
+    EvalReport,
+    RewardTerm,
+    RLConfig,
+    SubAction,
 )  # fmt: skip
 from rlgpt.skills.library import library_hash, template
 

@@ -61,7 +61,8 @@ def evaluate(
         for ep in tqdm(range(params.episodes), desc="eval", disable=not show_progress, leave=False):
             ep_seed = EVAL_SEED_BASE + seed * 10_000 + ep
             obs, info = env.reset(seed=ep_seed)
-            progress, steps, decisions, calls, trace = _Progress(info), 0, 0, 0, []
+            progress, steps, decisions, calls = _Progress(info), 0, 0, 0
+            trace: list[str] = []
             done = False
             while not done:
                 act, _ = model.predict(obs, deterministic=params.deterministic)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -134,22 +135,16 @@ class MacroWorker:
     def close(self) -> None:
         """Kill the worker's whole process group and release the pipes."""
         if self._proc.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         self._proc.wait()
         for fd in (self._req_w, self._rep_r):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self._req_w = self._rep_r = -1
         self._scratch.cleanup()
 
     def __del__(self) -> None:
         if getattr(self, "_req_w", -1) != -1:
-            try:
+            with contextlib.suppress(Exception):  # interpreter shutdown
                 self.close()
-            except Exception:  # noqa: BLE001 - interpreter shutdown
-                pass

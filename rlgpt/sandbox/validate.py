@@ -7,7 +7,13 @@ import time
 
 from rlgpt.envs.crafter_env import CrafterEnv
 from rlgpt.envs.recipes import actions
-from rlgpt.messages import ActionValidation, CodedAction, ScenarioOutcome, TaskSpec, ValidationReport
+from rlgpt.messages import (
+    ActionValidation,
+    CodedAction,
+    ScenarioOutcome,
+    TaskSpec,
+    ValidationReport,
+)
 from rlgpt.sandbox.client import MacroError, MacroWorker
 from rlgpt.sandbox.gate import gate
 from rlgpt.skills.runtime import view_state
@@ -36,7 +42,9 @@ def _run_scenario(
         prim = worker.next(view_state(env, info))
     finished = prim is None
     msg = "finished" if finished else f"still running after {len(taken)} steps"
-    return ScenarioOutcome(scenario=name, ok=True, steps=len(taken), actions=taken[:12], message=msg)
+    return ScenarioOutcome(
+        scenario=name, ok=True, steps=len(taken), actions=taken[:12], message=msg
+    )
 
 
 def validate_action(
@@ -50,7 +58,7 @@ def validate_action(
     try:
         worker = MacroWorker([action], timeout_s=min(timeout_s, 10.0))
     except MacroError as exc:
-        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)  # type: ignore[arg-type]
+        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
     try:
         if action.name in worker.load_errors:
             msg = worker.load_errors[action.name]
@@ -59,9 +67,7 @@ def validate_action(
         outcomes = []
         for i in range(scenarios):
             outcomes.append(
-                _run_scenario(
-                    worker, env, action, SCENARIO_SEED_BASE + i, scenario_steps, deadline
-                )
+                _run_scenario(worker, env, action, SCENARIO_SEED_BASE + i, scenario_steps, deadline)
             )
         return ActionValidation(name=action.name, ok=True, scenarios=outcomes)
     except MacroError as exc:

@@ -20,11 +20,43 @@ import traceback
 from collections.abc import Generator
 from typing import Any
 
-SAFE_BUILTINS = (
-    "abs all any bool dict enumerate filter float frozenset int isinstance len list map max "
-    "min next print range reversed round set sorted str sum tuple zip StopIteration ValueError "
-    "KeyError IndexError Exception True False None"
-).split()
+SAFE_BUILTINS = [
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "dict",
+    "enumerate",
+    "filter",
+    "float",
+    "frozenset",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "print",
+    "range",
+    "reversed",
+    "round",
+    "set",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "zip",
+    "StopIteration",
+    "ValueError",
+    "KeyError",
+    "IndexError",
+    "Exception",
+    "True",
+    "False",
+    "None",
+]
 MAX_ACTIONS_PER_CALL = 10_000
 
 

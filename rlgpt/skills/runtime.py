@@ -61,7 +61,8 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self._crafter: CrafterEnv = env.unwrapped  # type: ignore[assignment]
         self._n_prim = len(actions())
         self._prim_index = {a: i for i, a in enumerate(actions())}
-        self.action_space = gym.spaces.Discrete(self._n_prim + len(self.names))
+        n_actions = self._n_prim + len(self.names)
+        self.action_space = gym.spaces.Discrete(n_actions)  # type: ignore[assignment]
         self._info: dict[str, Any] = {}
 
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
@@ -74,7 +75,8 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         if action < self._n_prim:
             obs, reward, term, trunc, info = self.env.step(action)
             self._info = info
-            return obs, reward, term, trunc, {**info, "primitive_steps": 1, "macro": None}
+            out = {**info, "primitive_steps": 1, "macro": None}
+            return obs, float(reward), term, trunc, out
         return self._run_macro(self.names[action - self._n_prim])
 
     def _run_macro(self, name: str) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -87,7 +89,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         info = before
         while prim is not None or finished:
             obs, reward, term, trunc, info = self.env.step(self._prim_index[prim or "noop"])
-            total += reward
+            total += float(reward)
             steps += 1
             if finished or term or trunc or steps >= self.step_budget:
                 break

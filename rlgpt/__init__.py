@@ -1,0 +1,1 @@
+"""RL-GPT as a reproducible, auditable pipeline on Crafter."""

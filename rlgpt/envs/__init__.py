@@ -1,0 +1,1 @@
+"""Gymnasium env over Crafter, task registry, recipe planner."""

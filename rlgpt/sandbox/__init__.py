@@ -1,0 +1,1 @@
+"""Static gate and out-of-process execution of generated code."""

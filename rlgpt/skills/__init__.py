@@ -1,0 +1,1 @@
+"""Skill API for coded actions, reference skill library, coded-action runtime."""
