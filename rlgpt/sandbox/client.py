@@ -106,6 +106,7 @@ class MacroWorker:
             self.close()
             raise MacroError("invalid_output", "unparsable reply") from None
         if not isinstance(reply, dict):
+            self.close()
             raise MacroError("invalid_output", "reply is not an object")
         return reply
 

@@ -38,7 +38,9 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
         assert (it1 / name).is_file(), name
     assert (it1 / "actions" / "place_table.py").read_text().startswith("def place_table(view)")
     exchanges = sorted((it1 / "llm").glob("*.json"))
-    assert exchanges and all(json.loads(p.read_text())["request"]["template_hash"] for p in exchanges)
+    assert exchanges and all(
+        json.loads(p.read_text())["request"]["template_hash"] for p in exchanges
+    )
     manifest = json.loads((root / "manifest.json").read_text())
     assert "iter_2/train/policy.zip" in manifest["files"]
 

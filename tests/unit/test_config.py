@@ -1,0 +1,90 @@
+"""rlgpt.config.load_params: typed params.yaml with one-line user errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlgpt.config import Params, load_params
+from rlgpt.errors import UserError
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_valid_file_sets_values_and_keeps_defaults(tmp_path):
+    path = write(
+        tmp_path,
+        "run:\n  task: collect_wood\n  seed: 7\n"
+        "train:\n  sample_budget: 1234\n  ppo:\n    n_steps: 32\n    net_arch: [16, 16]\n"
+        "eval:\n  episodes: 3\n",
+    )
+    params = load_params(path)
+    assert params.run.task == "collect_wood"
+    assert params.run.seed == 7
+    assert params.train.sample_budget == 1234
+    assert params.train.ppo.n_steps == 32
+    assert params.train.ppo.net_arch == [16, 16]
+    assert params.eval.episodes == 3
+    defaults = Params()
+    assert params.train.n_envs == defaults.train.n_envs
+    assert params.train.ppo.batch_size == defaults.train.ppo.batch_size
+    assert params.sandbox == defaults.sandbox
+
+
+def test_none_and_empty_file_give_defaults(tmp_path):
+    assert load_params(None) == Params()
+    assert load_params(write(tmp_path, "")) == Params()
+
+
+def test_missing_file_is_user_error(tmp_path):
+    with pytest.raises(UserError, match="not found"):
+        load_params(tmp_path / "nope.yaml")
+
+
+def test_malformed_yaml_names_the_line(tmp_path):
+    path = write(tmp_path, "run:\n  task: collect_wood\n   seed: 1\n")  # bad indent, line 3
+    with pytest.raises(UserError) as info:
+        load_params(path)
+    msg = str(info.value)
+    assert "malformed YAML" in msg
+    assert "line 3" in msg
+    assert "\n" not in msg  # one line for the CLI
+
+
+def test_unknown_key_is_named(tmp_path):
+    path = write(tmp_path, "train:\n  sample_budget: 100\n  bogus_knob: 1\n")
+    with pytest.raises(UserError, match=r"'train\.bogus_knob'"):
+        load_params(path)
+
+
+def test_unknown_section_is_named(tmp_path):
+    with pytest.raises(UserError, match="'extra'"):
+        load_params(write(tmp_path, "extra:\n  x: 1\n"))
+
+
+def test_negative_budget_names_the_key(tmp_path):
+    path = write(tmp_path, "train:\n  sample_budget: -5\n")
+    with pytest.raises(UserError, match=r"'train\.sample_budget'"):
+        load_params(path)
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("run:\n  success_threshold: 1.5\n", "run.success_threshold"),
+        ("train:\n  ppo:\n    n_steps: 1\n", "train.ppo.n_steps"),
+        ("llm:\n  backend: gpt-9\n", "llm.backend"),
+        ("eval:\n  episodes: many\n", "eval.episodes"),
+    ],
+)
+def test_invalid_values_name_their_key(tmp_path, text, key):
+    with pytest.raises(UserError, match=f"'{key}'"):
+        load_params(write(tmp_path, text))
+
+
+def test_non_mapping_top_level_is_user_error(tmp_path):
+    with pytest.raises(UserError, match="mapping"):
+        load_params(write(tmp_path, "- just\n- a list\n"))

@@ -1,0 +1,162 @@
+"""rlgpt.llm.offline.OfflineAuthor playing the three roles of rlgpt.agents.roles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
+from rlgpt.envs.tasks import get_task
+from rlgpt.llm.offline import OfflineAuthor, write_action
+from rlgpt.messages import (
+    ActionValidation,
+    Critique,
+    EvalReport,
+    PPOConfig,
+    ValidationReport,
+)  # fmt: skip
+from rlgpt.sandbox.gate import gate
+
+TASK = get_task("make_wood_pickaxe")
+
+
+@pytest.fixture
+def llm():
+    return OfflineAuthor()
+
+
+@pytest.fixture
+def first(llm, tmp_path):
+    return SlowAgent(llm, tmp_path / "slow").decompose(TASK, None, None)
+
+
+def evaluation(rates: dict[str, float], success: float = 0.0, loops=None) -> EvalReport:
+    return EvalReport(
+        success_rate=success, episodes=10, samples=1000, mean_episode_steps=100.0,
+        dead_loop_ratio=0.0, subgoal_rates=rates, macro_usage={"primitive": 1.0},
+        macro_dead_loops=loops or {},
+    )  # fmt: skip
+
+
+VALID = ValidationReport(actions=[ActionValidation(name="place_table", ok=True)])
+
+
+def test_first_decomposition_codes_recipe_steps_and_learns_search(first):
+    assert first.task == "make_wood_pickaxe"
+    assert [(s.name, s.count) for s in first.sub_actions] == [
+        ("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1),
+    ]  # fmt: skip
+    assert first.coded() == ["place_table", "make_wood_pickaxe"]
+    assert first.learned() == ["collect_wood"]
+    assert all(s.precondition and s.expected_effect for s in first.sub_actions)
+
+
+def test_revise_plan_switches_the_failing_sub_action_to_code(llm, tmp_path, first):
+    critique = Critique(
+        verdict="revise_plan", failing_sub_action="collect_wood",
+        slow_feedback="'collect_wood' is learned and rarely reached: code it.", reasoning="r",
+    )  # fmt: skip
+    second = SlowAgent(llm, tmp_path / "slow").decompose(TASK, first, critique)
+    modes = {s.name: s.mode for s in second.sub_actions}
+    assert modes == {"collect_wood": "code", "place_table": "code", "make_wood_pickaxe": "code"}
+    assert "collect_wood" in second.reasoning
+
+
+def test_previous_modes_are_kept_without_a_switch(llm, tmp_path, first):
+    learned_table = first.model_copy(
+        update={"sub_actions": [
+            s.model_copy(update={"mode": "rl"}) if s.name == "place_table" else s
+            for s in first.sub_actions
+        ]}
+    )  # fmt: skip
+    again = SlowAgent(llm, tmp_path).decompose(TASK, learned_table, None)
+    assert {s.name: s.mode for s in again.sub_actions}["place_table"] == "rl"
+
+
+def test_critic_picks_the_largest_drop(llm, tmp_path, first):
+    critic = CriticAgent(llm, tmp_path / "critic")
+    # wood 0.9 (drop .1), table 0.8 (drop .1), pickaxe 0.1 (drop .7): the coded pickaxe fails
+    rates = {"collect_wood": 0.9, "place_table": 0.8, "make_wood_pickaxe": 0.1}
+    report = evaluation(rates, loops={"make_wood_pickaxe": 4})
+    c = critic.critique(TASK, first, VALID, report, 0.9)
+    assert c.verdict == "revise_code"
+    assert c.failing_sub_action == "make_wood_pickaxe"
+    assert set(c.fast_feedback) == {"make_wood_pickaxe"}
+    assert "4x" in c.fast_feedback["make_wood_pickaxe"]
+    # wood 0.2 (drop .8): the learned collect_wood fails first -> the plan is revised
+    rates = {"collect_wood": 0.2, "place_table": 0.1, "make_wood_pickaxe": 0.0}
+    c = critic.critique(TASK, first, VALID, evaluation(rates), 0.9)
+    assert (c.verdict, c.failing_sub_action) == ("revise_plan", "collect_wood")
+    assert "collect_wood" in c.slow_feedback
+
+
+def test_critic_declares_success_at_the_threshold(llm, tmp_path, first):
+    rates = {"collect_wood": 1.0, "place_table": 1.0, "make_wood_pickaxe": 0.9}
+    c = CriticAgent(llm, tmp_path).critique(TASK, first, VALID, evaluation(rates, 0.9), 0.9)
+    assert c.verdict == "success"
+    assert c.failing_sub_action is None
+
+
+def test_revise_code_doubles_the_step_budget(llm, tmp_path, first):
+    fast = FastAgent(llm, tmp_path / "fast")
+    table = first.sub_actions[1]
+    plain = fast.write_action(TASK, table, 80, {})
+    other = fast.write_action(TASK, table, 80, {"make_wood_pickaxe": "ran out of steps"})
+    revised = fast.write_action(TASK, table, 80, {"place_table": "ran out of steps 3x"})
+    assert (plain.step_budget, other.step_budget, revised.step_budget) == (80, 80, 160)
+    assert revised.source == plain.source
+    capped = fast.write_action(TASK, table, 1500, {"place_table": "again"})
+    assert capped.step_budget == 2000
+
+
+def test_written_actions_pass_the_gate(llm, tmp_path, first):
+    fast = FastAgent(llm, tmp_path)
+    for sub in first.sub_actions:
+        action = fast.write_action(TASK, sub, 80, {})
+        assert action.name == sub.name
+        assert gate(action.name, action.source) is None
+
+
+def test_repair_keeps_name_and_budget(llm, tmp_path):
+    fast = FastAgent(llm, tmp_path)
+    broken = write_action("place_table", 120).model_copy(update={"source": "def x(:"})
+    failed = ActionValidation(name="place_table", ok=False, error_kind="syntax", message="line 1")
+    fixed = fast.repair(broken, failed)
+    assert fixed.name == "place_table" and fixed.step_budget == 120
+    assert gate(fixed.name, fixed.source) is None
+
+
+def test_rl_config_inserts_coded_actions_and_rewards_every_sub_goal(llm, tmp_path, first):
+    ppo = PPOConfig(n_steps=32)
+    cfg = FastAgent(llm, tmp_path).rl_config(TASK, first, first.coded(), ppo, 1234)
+    assert cfg.macro_actions == ["place_table", "make_wood_pickaxe"]
+    assert [(t.achievement, t.cap) for t in cfg.reward_terms] == [
+        ("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1),
+    ]  # fmt: skip
+    assert cfg.sample_budget == 1234 and cfg.ppo == ppo
+
+
+def test_rl_config_never_inserts_an_action_that_did_not_validate(llm, tmp_path, first):
+    class Overreaching(OfflineAuthor):
+        def _fast_rlconfig(self, ctx):
+            out = super()._fast_rlconfig(ctx)
+            out["macro_actions"] = [*out["macro_actions"], "make_wood_pickaxe"]
+            return out
+
+    cfg = FastAgent(Overreaching(), tmp_path).rl_config(
+        TASK, first, ["place_table"], PPOConfig(), 100
+    )
+    assert cfg.macro_actions == ["place_table"]
+
+
+def test_author_is_deterministic_and_every_exchange_is_recorded(tmp_path):
+    a = SlowAgent(OfflineAuthor(), tmp_path / "a").decompose(TASK, None, None)
+    b = SlowAgent(OfflineAuthor(), tmp_path / "b").decompose(TASK, None, None)
+    assert a.content_hash() == b.content_hash()
+    (record,) = (tmp_path / "a").glob("*.json")
+    blob = json.loads(record.read_text())
+    assert blob["ok"] is True
+    assert blob["reply"]["backend"] == "offline"
+    assert blob["reply"]["model"].startswith("offline-author-v1+skills:")
+    assert blob["request"]["agent"] == "slow"

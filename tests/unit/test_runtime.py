@@ -1,0 +1,171 @@
+"""rlgpt.skills.runtime: coded actions as extra actions of the RL action space."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from rlgpt.envs.crafter_env import CrafterEnv
+from rlgpt.envs.recipes import actions
+from rlgpt.envs.tasks import get_task
+from rlgpt.llm.offline import write_action
+from rlgpt.skills.runtime import VITALS, MacroActionWrapper, items, view_state
+
+N_PRIM = 17
+
+
+class ScriptRunner:
+    """A MacroRunner that plays a fixed list of primitives and records the states it saw."""
+
+    def __init__(self, script: list[str]) -> None:
+        self.script = script
+        self.states: list[dict] = []
+        self._left: list[str] = []
+
+    def start(self, name, state):
+        self._left = list(self.script)
+        return self.next(state)
+
+    def next(self, state):
+        self.states.append(state)
+        return self._left.pop(0) if self._left else None
+
+
+def wrap(runner, names=("m",), budget=80, penalty=0.0, task="collect_diamond"):
+    env = MacroActionWrapper(CrafterEnv(get_task(task)), list(names), runner, budget, penalty)
+    env.reset(seed=2)
+    return env
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_action_space_is_primitives_plus_macros(k):
+    env = wrap(ScriptRunner([]), names=[f"m{i}" for i in range(k)])
+    assert env.action_space == gym.spaces.Discrete(N_PRIM + k)
+    assert len(actions()) == N_PRIM
+
+
+def test_primitive_action_passes_through():
+    env = wrap(ScriptRunner(["do"]))
+    _, _, _, _, info = env.step(actions().index("move_left"))
+    assert info["primitive_steps"] == 1
+    assert info["macro"] is None
+    assert info["facing"] == (-1, 0)
+
+
+def test_reset_reports_zero_primitive_steps():
+    env = wrap(ScriptRunner([]))
+    _, info = env.reset(seed=3)
+    assert info["primitive_steps"] == 0
+
+
+def test_macro_runs_to_completion_and_counts_primitive_steps():
+    runner = ScriptRunner(["move_left", "move_up", "move_right"])
+    env = wrap(runner)
+    _, _, _, _, info = env.step(N_PRIM)
+    assert info["macro"] == "m"
+    assert info["primitive_steps"] == 3
+    assert len(runner.states) == 4  # start + one next per primitive step
+    # the runner sees the state after each step
+    assert [s["facing"] for s in runner.states[1:]] == [(-1, 0), (0, -1), (1, 0)]
+
+
+def test_view_state_is_the_local_window():
+    env = CrafterEnv(get_task("collect_wood"), view_radius=2)
+    _, info = env.reset(seed=1)
+    state = view_state(env, info)
+    assert state["local"] == env.local_window(info["semantic"]).tolist()
+    assert len(state["local"]) == 5 and all(len(col) == 5 for col in state["local"])
+    assert state["inventory"] == info["inventory"]
+    assert state["facing"] == info["facing"]
+
+
+def test_collect_wood_macro_takes_several_primitive_steps(make_worker):
+    worker = make_worker([write_action("collect_wood", 200)])
+    env = MacroActionWrapper(
+        CrafterEnv(get_task("make_wood_pickaxe")), ["collect_wood"], worker, 200, 0.1
+    )
+    _, before = env.reset(seed=1)
+    _, reward, term, _, info = env.step(N_PRIM)
+    assert info["primitive_steps"] > 1
+    assert info["achievements"]["collect_wood"] == before["achievements"]["collect_wood"] + 1
+    assert info["inventory"]["wood"] == 1
+    assert reward > 0  # crafter's +1 for the unlock; no penalty: the call changed something
+    assert info["dead_loop"] is False
+    assert term is False  # the task is the pickaxe, not the wood
+
+
+def test_macro_that_does_nothing_costs_one_step_and_the_penalty(make_worker, coded_action):
+    worker = make_worker([coded_action("nothing", "    if False:\n        yield 'noop'\n")])
+    env = MacroActionWrapper(CrafterEnv(get_task("collect_diamond")), ["nothing"], worker, 80, 0.25)
+    _, before = env.reset(seed=3)
+    _, reward, _, _, info = env.step(N_PRIM)
+    assert info["primitive_steps"] == 1, "a call always costs one game tick"
+    assert reward == pytest.approx(-0.25)
+    assert info["dead_loop"] is False, "it finished; it did not exhaust its budget"
+    assert info["player_pos"] == before["player_pos"]
+
+
+def test_macro_that_exhausts_its_budget_standing_still_is_a_dead_loop(make_worker, coded_action):
+    worker = make_worker([coded_action("spin", "    while True:\n        yield 'noop'\n")])
+    env = MacroActionWrapper(CrafterEnv(get_task("collect_diamond")), ["spin"], worker, 30, 0.25)
+    _, before = env.reset(seed=3)
+    _, reward, _, _, info = env.step(N_PRIM)
+    assert info["primitive_steps"] == 30
+    # vitals drift on their own (drink drops every ~20 steps): that is not progress
+    assert info["inventory"]["drink"] < before["inventory"]["drink"]
+    assert info["dead_loop"] is True
+    assert reward == pytest.approx(-0.25)
+
+
+def test_budget_stops_a_moving_macro_without_calling_it_a_dead_loop():
+    runner = ScriptRunner(["move_left"] * 10)
+    env = wrap(runner, budget=3, penalty=0.5)
+    _, before = env.reset(seed=2)
+    _, reward, _, _, info = env.step(N_PRIM)
+    assert info["primitive_steps"] == 3
+    assert info["player_pos"] == (before["player_pos"][0] - 3, before["player_pos"][1])
+    assert info["dead_loop"] is False
+    assert reward == pytest.approx(0.0)  # moved: no no-effect penalty
+
+
+def test_items_drops_vitals():
+    inv = {"health": 9, "food": 3, "drink": 2, "energy": 1, "wood": 4}
+    assert items(inv) == {"wood": 4}
+    assert {"health", "food", "drink", "energy"} == VITALS
+
+
+class FakeCrafter(gym.Env):
+    """Pays 0.5 per step and never changes: enough of CrafterEnv for the wrapper."""
+
+    observation_space = gym.spaces.Box(0, 1, (1,), np.float32)
+    action_space = gym.spaces.Discrete(N_PRIM)
+
+    def __init__(self) -> None:
+        self.taken: list[int] = []
+
+    def reset(self, *, seed=None, options=None):
+        return np.zeros(1, np.float32), self._info()
+
+    def step(self, action):
+        self.taken.append(int(action))
+        return np.zeros(1, np.float32), 0.5, False, False, self._info()
+
+    def local_window(self, semantic):
+        return np.zeros((3, 3), int)
+
+    @staticmethod
+    def _info():
+        inv = {"wood": 0, "drink": 9}
+        return {"inventory": inv, "achievements": {}, "player_pos": (0, 0), "semantic": None,
+                "facing": (0, 1)}  # fmt: skip
+
+
+def test_macro_rewards_are_summed_then_charged():
+    fake = FakeCrafter()
+    env = MacroActionWrapper(fake, ["m"], ScriptRunner(["noop", "do", "noop", "sleep"]), 80, 0.1)
+    env.reset()
+    _, reward, _, _, info = env.step(N_PRIM)
+    assert fake.taken == [actions().index(a) for a in ("noop", "do", "noop", "sleep")]
+    assert info["primitive_steps"] == 4
+    assert reward == pytest.approx(4 * 0.5 - 0.1)

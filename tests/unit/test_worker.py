@@ -1,0 +1,168 @@
+"""rlgpt.sandbox.client.MacroWorker: coded actions run out of process, contained."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from rlgpt.sandbox.client import MacroError, MacroWorker
+
+
+@pytest.fixture
+def state(local_state):
+    return local_state({(0, 1): "tree"}, facing=(0, 1), inventory={"wood": 0})
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def test_runs_a_coded_action_and_returns_its_actions(make_worker, coded_action, state):
+    act = coded_action("act", "    yield 'move_left'\n    yield 'do'\n")
+    worker = make_worker([act])
+    assert worker.load_errors == {}
+    assert worker.start("act", state) == "move_left"
+    assert worker.next(state) == "do"
+    assert worker.next(state) is None
+    # the same worker can run it again
+    assert worker.start("act", state) == "move_left"
+
+
+def test_coded_action_sees_the_state_it_is_given(make_worker, coded_action, local_state):
+    body = (
+        "    while True:\n"
+        "        if view.facing_name == 'tree':\n"
+        "            yield 'do'\n"
+        "        elif view.inventory['wood'] > 0:\n"
+        "            return\n"
+        "        else:\n"
+        "            yield 'noop'\n"
+    )
+    worker = make_worker([coded_action("chop", body)])
+    facing_tree = local_state({(0, 1): "tree"}, facing=(0, 1), inventory={"wood": 0})
+    facing_grass = local_state({(0, 1): "grass"}, facing=(0, 1), inventory={"wood": 0})
+    has_wood = local_state({}, inventory={"wood": 1})
+    assert worker.start("chop", facing_tree) == "do"
+    assert worker.next(facing_grass) == "noop"
+    assert worker.next(has_wood) is None
+
+
+def test_skill_api_is_available(make_worker, coded_action, local_state):
+    worker = make_worker([coded_action("go", "    yield from approach(view, 'tree')\n")])
+    assert worker.start("go", local_state({(-3, 0): "tree"})) == "move_left"
+
+
+def test_infinite_loop_times_out_and_the_group_dies(make_worker, coded_action, state):
+    spin = coded_action("spin", "    while True:\n        pass\n    yield 'noop'\n")
+    worker = make_worker([spin], timeout_s=1.0)
+    pid = worker._proc.pid
+    assert os.getpgid(pid) == pid, "the worker leads its own process group"
+    t0 = time.monotonic()
+    with pytest.raises(MacroError) as info:
+        worker.start("spin", state)
+    elapsed = time.monotonic() - t0
+    assert info.value.kind == "timeout"
+    assert 0.9 <= elapsed < 5.0  # 1 s select timeout, then a SIGKILL to the group
+    assert not worker.alive
+    assert not group_alive(pid)
+    with pytest.raises(MacroError) as again:  # a dead worker answers crash, not a hang
+        worker.start("spin", state)
+    assert again.value.kind == "crash"
+
+
+def test_invalid_action_name(make_worker, coded_action, state):
+    worker = make_worker([coded_action("fly", "    yield 'fly'\n")])
+    with pytest.raises(MacroError) as info:
+        worker.start("fly", state)
+    assert info.value.kind == "invalid_output"
+    assert "fly" in info.value.message
+
+
+def test_non_string_output_is_invalid(make_worker, coded_action, state):
+    worker = make_worker([coded_action("num", "    yield 3\n")])
+    with pytest.raises(MacroError) as info:
+        worker.start("num", state)
+    assert info.value.kind == "invalid_output"
+
+
+def test_raising_is_a_crash_with_line_and_the_worker_survives(make_worker, coded_action, state):
+    boom = coded_action("boom", "    yield 'noop'\n    raise ValueError('no trees here')\n")
+    ok = coded_action("ok", "    yield 'do'\n")
+    worker = make_worker([boom, ok])
+    assert worker.start("boom", state) == "noop"
+    with pytest.raises(MacroError) as info:
+        worker.next(state)
+    assert info.value.kind == "crash"
+    assert "ValueError: no trees here" in info.value.message
+    assert "line 3 of boom" in info.value.message
+    assert worker.alive
+    assert worker.start("ok", state) == "do"
+
+
+def test_memory_limit_turns_a_huge_allocation_into_a_crash(make_worker, coded_action, state):
+    hog = coded_action("hog", "    s = 'x' * (2 ** 31)\n    yield 'noop'\n")
+    worker = make_worker([hog], memory_mib=512)
+    with pytest.raises(MacroError) as info:
+        worker.start("hog", state)
+    assert info.value.kind == "crash"
+    assert "MemoryError" in info.value.message
+
+
+def test_unknown_action_name_is_a_crash(make_worker, coded_action, state):
+    worker = make_worker([coded_action("a", "    yield 'noop'\n")])
+    with pytest.raises(MacroError) as info:
+        worker.start("b", state)
+    assert info.value.kind == "crash"
+
+
+def test_load_errors_are_reported_per_action(make_worker, coded_action, state):
+    good = coded_action("good", "    yield 'noop'\n")
+    forbidden = coded_action("bad", "    import os\n    yield 'noop'\n")
+    broken = coded_action("broken", "    yield 'noop'\n").model_copy(
+        update={"source": "X = 1 / 0\ndef broken(view):\n    yield 'noop'\n"}
+    )
+    worker = make_worker([good, forbidden, broken])
+    assert set(worker.load_errors) == {"bad", "broken"}
+    assert "os" in worker.load_errors["bad"]  # the worker re-runs the gate itself
+    assert "ZeroDivisionError" in worker.load_errors["broken"]
+    assert worker.start("good", state) == "noop"
+
+
+def test_builtins_are_restricted(make_worker, coded_action, state):
+    # passes the gate (no forbidden name), but `hasattr` is not among the safe builtins
+    act = coded_action("act", "    yield 'noop' if hasattr(view, 'x') else 'do'\n")
+    worker = make_worker([act])
+    with pytest.raises(MacroError) as info:
+        worker.start("act", state)
+    assert info.value.kind == "crash"
+    assert "NameError" in info.value.message
+
+
+def test_worker_has_a_clean_environment_and_limits(monkeypatch, coded_action, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    monkeypatch.chdir(tmp_path)
+    worker = MacroWorker([coded_action("a", "    yield 'noop'\n")])
+    try:
+        pid = worker._proc.pid
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert b"PATH=/usr/bin:/bin" in environ  # we read the right process
+        assert not any(b"sk-test-secret" in e or e.startswith(b"OPENAI") for e in environ)
+        assert all(e.split(b"=")[0] in (b"PATH", b"LANG", b"PYTHONHASHSEED", b"") for e in environ)
+        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+        assert cwd != tmp_path and cwd.name.startswith("rlgpt-sandbox-")
+        limits = Path(f"/proc/{pid}/limits").read_text()
+        assert "Max open files            64                   64" in limits
+        assert "Max file size             1048576              1048576" in limits
+    finally:
+        worker.close()
+    assert not worker.alive
+    assert not cwd.exists(), "the scratch directory is removed on close"
