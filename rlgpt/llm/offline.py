@@ -43,8 +43,9 @@ def _target_of(ach: str) -> str:
     raise ValueError(f"no target for {ach}")
 
 
-def write_action(ach: str, step_budget: int) -> CodedAction:
-    """Fill the reference template for one achievement."""
+def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedAction:
+    """Fill the reference template for one achievement. `revised`: the critic faulted the
+    first version; a make_* action then places its missing stations itself."""
     data = game_data()
     kind, _, name = ach.partition("_")
     values: dict[str, Any] = {"name": ach, "achievement": ach}
@@ -52,6 +53,13 @@ def write_action(ach: str, step_budget: int) -> CodedAction:
         info = data["place"][name]
         tpl, doc = "place", f"Place a {name} in front of the player."
         values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach}
+    elif kind == "make" and name in data["make"] and revised:
+        info = data["make"][name]
+        costs = {st: data["place"][st]["uses"] for st in info["nearby"]}
+        where = tuple(data["place"][info["nearby"][0]]["where"])
+        tpl = "make_place"
+        doc = f"Make a {name} next to {' and '.join(info['nearby'])}, placing any that is missing."
+        values |= {"stations": costs, "uses": info["uses"], "action": ach, "where": where}
     elif kind == "make" and name in data["make"]:
         info = data["make"][name]
         tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
@@ -120,10 +128,11 @@ class OfflineAuthor:
     # -- fast agent ----------------------------------------------------------------------
     def _fast_code(self, ctx: dict[str, Any]) -> dict[str, Any]:
         budget = int(ctx["step_budget"])
-        feedback = ctx.get("feedback") or {}
-        if ctx["sub_action"]["name"] in feedback:
-            budget = min(2000, budget * 2)  # the critic saw it run out of steps
-        return write_action(ctx["sub_action"]["name"], budget).model_dump()
+        name = ctx["sub_action"]["name"]
+        faulted = name in (ctx.get("feedback") or {})
+        if faulted and not name.startswith("make_"):
+            budget = min(2000, budget * 2)  # the critic saw it fail: search longer
+        return write_action(name, budget, revised=faulted).model_dump()
 
     def _fast_repair(self, ctx: dict[str, Any]) -> dict[str, Any]:
         return write_action(ctx["action"]["name"], int(ctx["action"]["step_budget"])).model_dump()

@@ -160,3 +160,33 @@ def test_author_is_deterministic_and_every_exchange_is_recorded(tmp_path):
     assert blob["reply"]["backend"] == "offline"
     assert blob["reply"]["model"].startswith("offline-author-v1+skills:")
     assert blob["request"]["agent"] == "slow"
+
+
+def test_revised_make_action_places_its_missing_table_and_succeeds():
+    """After the critic faults make_wood_pickaxe, the fast agent's rewrite places the table
+    itself: collect_wood x3 then one make_wood_pickaxe call unlocks the task in real Crafter."""
+    from rlgpt.envs.crafter_env import CrafterEnv
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.offline import write_action
+    from rlgpt.sandbox.client import MacroWorker
+    from rlgpt.skills.runtime import MacroActionWrapper
+
+    first = write_action("make_wood_pickaxe", 80)
+    revised = write_action("make_wood_pickaxe", 80, revised=True)
+    assert "place_" in revised.source and "place_" not in first.source
+    coded = [write_action("collect_wood", 80), revised]
+    worker = MacroWorker(coded)
+    try:
+        env = MacroActionWrapper(CrafterEnv(get_task("make_wood_pickaxe")), ["collect_wood",
+                                 "make_wood_pickaxe"], worker, 160)  # fmt: skip
+        wins = 0
+        for seed in range(3):
+            env.reset(seed=seed)
+            for a in (17, 17, 17, 18):
+                _, _, term, trunc, info = env.step(a)
+                if term or trunc:
+                    break
+            wins += int(info["success"])
+        assert wins == 3
+    finally:
+        worker.close()
