@@ -27,11 +27,12 @@ def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: floa
 
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
-    its: list[IterationSummary], emit: bool,
+    critique: Critique | None, its: list[IterationSummary], emit: bool,
 ) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
     """Fast-agent rounds on one decomposition; returns the last iteration's critique."""
     p = ctx.params
-    feedback: dict[str, str] = {}
+    # code feedback left over when the last inner loop ran out of rounds still applies
+    feedback = dict(critique.fast_feedback) if critique else {}
     for inner in range(1, p.run.max_inner + 1):
         k += 1
         coded = stages.generate_code(ctx, k, dec, feedback, coded)
@@ -77,7 +78,7 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
         while k < ctx.params.run.iterations:
             outer += 1
             dec = stages.decompose(ctx, k + 1, dec, critique)
-            k, coded, critique = _inner_loop(ctx, k, outer, dec, coded, its, emit)
+            k, coded, critique = _inner_loop(ctx, k, outer, dec, coded, critique, its, emit)
             if critique.verdict == "success":
                 break
         status = "FINISHED"
