@@ -157,6 +157,15 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except UserError as exc:
         print(f"rlgpt: error: {exc}", file=sys.stderr)
         code = 2
+    except Exception as exc:  # a pipeline failure: one line, the traceback goes to a file
+        import tempfile
+        import traceback
+
+        log = Path(tempfile.gettempdir()) / "rlgpt-last-error.log"
+        log.write_text(traceback.format_exc())
+        print(f"rlgpt: failed: {type(exc).__name__}: {str(exc)[:300]} (traceback: {log})",
+              file=sys.stderr)  # fmt: skip
+        code = 1
     except KeyboardInterrupt:
         print("rlgpt: interrupted; what was computed is kept under the run directory",
               file=sys.stderr)  # fmt: skip

@@ -73,3 +73,13 @@ def test_sandbox_check_accepts_and_rejects(tmp_path, cli_env):
     verdict = json.loads(bad.stdout)["actions"][0]
     assert verdict["ok"] is False and verdict["error_kind"] == "forbidden"
     assert "os" in verdict["message"]
+
+
+def test_pipeline_failure_is_one_line_exit_1_with_traceback_file(tmp_path, cli_env):
+    (tmp_path / "blocker").write_text("a file where the runs directory should be")
+    (tmp_path / "p.yaml").write_text(f"run:\n  runs_dir: {tmp_path / 'blocker'}\n")
+    proc = _run(["run", "--params", str(tmp_path / "p.yaml")], tmp_path, cli_env)
+    assert proc.returncode == 1
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("rlgpt: failed:"), proc.stderr
+    assert "Traceback" not in proc.stderr
