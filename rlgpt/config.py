@@ -43,7 +43,7 @@ class TrainParams(_Section):
     """PPO training (stable-baselines3)."""
 
     sample_budget: int = Field(
-        default=30_000, gt=0, description="Primitive env steps per iteration (macros included)."
+        default=60_000, gt=0, description="Primitive env steps per iteration (macros included)."
     )
     n_envs: int = Field(default=4, ge=1, description="Parallel envs in a DummyVecEnv.")
     torch_threads: int = Field(default=1, ge=1, description="torch.set_num_threads.")
