@@ -8,27 +8,13 @@ import crafter
 import gymnasium as gym
 import numpy as np
 
+from rlgpt.envs.fast import FastCrafter
 from rlgpt.envs.recipes import game_data, semantic_names
 from rlgpt.messages import TaskSpec
 
 ObsKind = Literal["symbolic", "image"]
 _FACINGS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 _THERMO = 9  # inventory counts as thermometers: [count >= 1, ..., count >= 9]
-
-
-class _Crafter(crafter.Env):
-    """Stock crafter that skips the image render when nobody looks at it.
-
-    Rendering draws only; it changes no state of the world, so dynamics are identical.
-    """
-
-    def __init__(self, render_image: bool, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._render_image = render_image
-        self._blank = np.zeros((*self._size, 3), np.uint8)
-
-    def _obs(self) -> np.ndarray:
-        return super()._obs() if self._render_image else self._blank
 
 
 class CrafterEnv(gym.Env[np.ndarray, int]):
@@ -54,9 +40,10 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         self.observation_kind = observation
         self.radius = view_radius
         self._seed = seed
-        self._env = _Crafter(
+        self._env = FastCrafter(
             render_image=observation == "image", length=task.max_episode_steps, seed=seed
         )
+        self._obj_ids = {cls: i for cls, i in self._env._sem_view._obj_ids.items()}
         self._items = list(game_data()["items"])
         self._levels = np.arange(1, _THERMO + 1, dtype=np.float32)[None, :]
         self._n_ids = len(semantic_names())
@@ -77,18 +64,30 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
     def player(self) -> Any:
         return self._env._player
 
-    def local_window(self, semantic: np.ndarray, radius: int | None = None) -> np.ndarray:
-        """Semantic ids in a (2r+1)x(2r+1) window, indexed [dx + r, dy + r]; 0 outside."""
+    def local_window(self, radius: int | None = None) -> np.ndarray:
+        """Semantic ids in a (2r+1)x(2r+1) window around the player, indexed [dx + r, dy + r];
+        0 outside the world. Same values as crafter's semantic map, without building it."""
         r = self.radius if radius is None else radius
+        world = self._env._world
+        w, h = world.area
         x, y = (int(v) for v in self.player.pos)
-        padded = np.pad(semantic, r, constant_values=0)
-        return padded[x : x + 2 * r + 1, y : y + 2 * r + 1]
+        x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
+        out = np.zeros((2 * r + 1, 2 * r + 1), np.uint8)
+        ox, oy = x0 - (x - r), y0 - (y - r)
+        out[ox : ox + x1 - x0, oy : oy + y1 - y0] = world._mat_map[x0:x1, y0:y1]
+        objs = world._obj_map[x0:x1, y0:y1]
+        for i, j in zip(*np.nonzero(objs), strict=True):
+            out[ox + i, oy + j] = self._obj_ids[type(world._objects[objs[i, j]])]
+        return out
+
+    def semantic(self) -> np.ndarray:
+        """The whole semantic map (as crafter's info['semantic'])."""
+        return self._env.semantic()
 
     def _info(self, raw: dict[str, Any]) -> dict[str, Any]:
         info = {
             "inventory": raw["inventory"],
             "achievements": raw["achievements"],
-            "semantic": raw["semantic"],
             "player_pos": tuple(int(v) for v in raw["player_pos"]),
             "facing": tuple(int(v) for v in self.player.facing),
             "success": raw["achievements"].get(self.task.achievement, 0) > 0,
@@ -96,7 +95,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         return info
 
     def _symbolic(self, info: dict[str, Any]) -> np.ndarray:
-        window = self.local_window(info["semantic"])
+        window = self.local_window()
         counts = np.array([info["inventory"][k] for k in self._items], np.float32)
         inv = (counts[:, None] >= self._levels).astype(np.float32).ravel()
         facing = np.zeros(4, np.float32)
@@ -119,7 +118,6 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         raw = {
             "inventory": player.inventory.copy(),
             "achievements": player.achievements.copy(),
-            "semantic": self._env._sem_view(),
             "player_pos": player.pos,
         }
         info = self._info(raw)

@@ -44,7 +44,9 @@ def test_symbolic_observation_decodes_to_the_local_window():
     window = obs[: side * side * n_ids].reshape(side, side, n_ids)
     assert np.all(window.sum(-1) == 1), "one-hot per cell"
     ids = window.argmax(-1)
-    np.testing.assert_array_equal(ids, env.local_window(info["semantic"]))
+    np.testing.assert_array_equal(ids, env.local_window())
+    x, y = info["player_pos"]
+    np.testing.assert_array_equal(ids, env.semantic()[x - 3 : x + 4, y - 3 : y + 4])
     assert ids[3, 3] == semantic_id("player")
     n_items = len(game_data()["items"])
     thermo = obs[side * side * n_ids : side * side * n_ids + n_items * 9].reshape(n_items, 9)
@@ -117,9 +119,9 @@ def test_step_limit_truncates():
 def test_info_carries_state():
     env = CrafterEnv(get_task("collect_wood"))
     _, info = env.reset(seed=1)
-    assert set(info) >= {"inventory", "achievements", "semantic", "player_pos", "facing", "success"}
+    assert set(info) >= {"inventory", "achievements", "player_pos", "facing", "success"}
     x, y = info["player_pos"]
-    assert info["semantic"][x, y] == semantic_id("player")
+    assert env.semantic()[x, y] == semantic_id("player")
     assert env.last_info is info
     _, _, _, _, info2 = env.step(actions().index("move_left"))
     assert info2["facing"] == (-1, 0)

@@ -74,7 +74,7 @@ def test_view_state_is_the_local_window():
     env = CrafterEnv(get_task("collect_wood"), view_radius=2)
     _, info = env.reset(seed=1)
     state = view_state(env, info)
-    assert state["local"] == env.local_window(info["semantic"]).tolist()
+    assert state["local"] == env.local_window().tolist()
     assert len(state["local"]) == 5 and all(len(col) == 5 for col in state["local"])
     assert state["inventory"] == info["inventory"]
     assert state["facing"] == info["facing"]
@@ -151,7 +151,7 @@ class FakeCrafter(gym.Env):
         self.taken.append(int(action))
         return np.zeros(1, np.float32), 0.5, False, False, self._info()
 
-    def local_window(self, semantic):
+    def local_window(self):
         return np.zeros((3, 3), int)
 
     @staticmethod
