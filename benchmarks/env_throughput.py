@@ -79,9 +79,8 @@ def main() -> None:
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
         results[kind] = json.loads(out.stdout.strip().splitlines()[-1])
         r = results[kind]
-        print(
-            f"{kind:>5}: {r['steps_per_s']:8.0f} steps/s  ({r['resets']} resets, {r['wall_s']:.1f} s)"
-        )
+        rate, resets, wall = r["steps_per_s"], r["resets"], r["wall_s"]
+        print(f"{kind:>5}: {rate:8.0f} steps/s  ({resets} resets, {wall:.1f} s)")
     ratio = results["fast"]["steps_per_s"] / results["stock"]["steps_per_s"]
     print(f"ratio: {ratio:.1f}x")
     print(json.dumps({
