@@ -41,6 +41,29 @@ def _field(simplex: Any, xs: np.ndarray, ys: np.ndarray, z: float, sizes: Any,
     return np.asarray(value)
 
 
+class _Uniforms:
+    """Scalar `uniform()` draws served from one batch; `sync()` leaves the generator exactly
+    where as many scalar draws would have (legacy RandomState: one double per draw)."""
+
+    def __init__(self, random: np.random.RandomState, batch: int) -> None:
+        self._random = random
+        self._state = random.get_state()
+        self._values = random.random_sample(batch).tolist()
+        self.used = 0
+
+    def __call__(self) -> float:
+        if self.used == len(self._values):
+            self._values += self._random.random_sample(len(self._values)).tolist()
+        value = self._values[self.used]
+        self.used += 1
+        return value
+
+    def sync(self) -> None:
+        self._random.set_state(self._state)
+        if self.used:
+            self._random.random_sample(self.used)
+
+
 def generate_world(world: Any, player: Any) -> None:
     """Same world as `crafter.worldgen.generate_world` for the same random state."""
     simplex = opensimplex.OpenSimplex(seed=world.random.randint(0, 2**31 - 1))
@@ -67,62 +90,72 @@ def generate_world(world: Any, player: Any) -> None:
     tree = f(xi, yi, 5, 7) > 0
 
     ids = world._mat_ids
-    mat = np.full((w, h), ids["grass"], np.uint8)
-    tunnels = np.zeros((w, h), bool)
-    uniform = world.random.uniform
-    grassy = start > 0.5
-    mount = ~grassy & (mountain > 0.15)
-    for x in range(w):
-        for y in range(h):
-            if grassy[x, y]:
+    w_, h_ = int(w), int(h)
+    grassy = (start > 0.5).tolist()
+    mount = (mountain > 0.15).tolist()
+    m_l, wat = mountain.tolist(), water.tolist()
+    cave_l, tun_l = cave.tolist(), (htunnel | vtunnel).tolist()
+    coal_l, iron_l, lava_l = coal.tolist(), iron.tolist(), lava.tolist()
+    sand_l, tree_l = sand.tolist(), tree.tolist()
+    g, path, stone = ids["grass"], ids["path"], ids["stone"]
+    mat = [[g] * h_ for _ in range(w_)]
+    tunnels = [[False] * h_ for _ in range(w_)]
+    uniform = _Uniforms(world.random, 3 * w_ * h_)
+    for x in range(w_):
+        col = mat[x]
+        for y in range(h_):
+            if grassy[x][y]:
                 continue
-            if mount[x, y]:
-                m = mountain[x, y]
-                if cave[x, y] and m > 0.3:
-                    mat[x, y] = ids["path"]
-                elif htunnel[x, y] or vtunnel[x, y]:
-                    mat[x, y] = ids["path"]
-                    tunnels[x, y] = True
-                elif coal[x, y] and uniform() > 0.85:
-                    mat[x, y] = ids["coal"]
-                elif iron[x, y] and uniform() > 0.75:
-                    mat[x, y] = ids["iron"]
+            if mount[x][y]:
+                m = m_l[x][y]
+                if cave_l[x][y] and m > 0.3:
+                    col[y] = path
+                elif tun_l[x][y]:
+                    col[y] = path
+                    tunnels[x][y] = True
+                elif coal_l[x][y] and uniform() > 0.85:
+                    col[y] = ids["coal"]
+                elif iron_l[x][y] and uniform() > 0.75:
+                    col[y] = ids["iron"]
                 elif m > 0.18 and uniform() > 0.994:
-                    mat[x, y] = ids["diamond"]
-                elif m > 0.3 and lava[x, y]:
-                    mat[x, y] = ids["lava"]
+                    col[y] = ids["diamond"]
+                elif m > 0.3 and lava_l[x][y]:
+                    col[y] = ids["lava"]
                 else:
-                    mat[x, y] = ids["stone"]
+                    col[y] = stone
                 continue
-            wv = water[x, y]
-            if 0.25 < wv <= 0.35 and sand[x, y]:
-                mat[x, y] = ids["sand"]
+            wv = wat[x][y]
+            if 0.25 < wv <= 0.35 and sand_l[x][y]:
+                col[y] = ids["sand"]
             elif wv > 0.3:
-                mat[x, y] = ids["water"]
-            elif tree[x, y] and uniform() > 0.8:
-                mat[x, y] = ids["tree"]
-    world._mat_map[:] = mat
-    _place_objects(world, player, mat, tunnels)
+                col[y] = ids["water"]
+            elif tree_l[x][y] and uniform() > 0.8:
+                col[y] = ids["tree"]
+    world._mat_map[:] = np.array(mat, np.uint8)
+    _place_objects(world, player, mat, tunnels, uniform)
+    uniform.sync()
 
 
-def _place_objects(world: Any, player: Any, mat: np.ndarray, tunnels: np.ndarray) -> None:
+def _place_objects(
+    world: Any, player: Any, mat: list[list[int]], tunnels: list[list[bool]], uniform: _Uniforms
+) -> None:
     w, h = world.area
     px, py = player.pos
     dist = np.sqrt((np.arange(w)[:, None] - px) ** 2 + (np.arange(h)[None, :] - py) ** 2)
-    names = world._mat_names
-    uniform = world.random.uniform
-    grass, path = world._mat_ids["grass"], world._mat_ids["path"]
-    for x in range(w):
-        for y in range(h):
-            m = mat[x, y]
-            if names[m] not in _WALKABLE:
+    far3, far10 = (dist > 3).tolist(), (dist > 10).tolist()
+    ids = world._mat_ids
+    walkable = {ids[name] for name in _WALKABLE}
+    grass, path = ids["grass"], ids["path"]
+    for x in range(int(w)):
+        for y in range(int(h)):
+            m = mat[x][y]
+            if m not in walkable:
                 continue
-            d = dist[x, y]
-            if d > 3 and m == grass and uniform() > 0.985:
+            if far3[x][y] and m == grass and uniform() > 0.985:
                 world.add(objects.Cow(world, (x, y)))
-            elif d > 10 and uniform() > 0.993:
+            elif far10[x][y] and uniform() > 0.993:
                 world.add(objects.Zombie(world, (x, y), player))
-            elif m == path and tunnels[x, y] and uniform() > 0.95:
+            elif m == path and tunnels[x][y] and uniform() > 0.95:
                 world.add(objects.Skeleton(world, (x, y), player))
 
 

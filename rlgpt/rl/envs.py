@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -12,6 +13,19 @@ from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.rewards import AchievementReward
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.skills.runtime import MacroActionWrapper
+
+
+class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
+    """Keeps only what training reads from `info`: SB3's vec env deep-copies every info dict on
+    every step, and the full one (inventory, achievements) costs more than the step itself."""
+
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        obs, _ = self.env.reset(**kwargs)
+        return obs, {}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        obs, reward, term, trunc, info = self.env.step(action)
+        return obs, float(reward), term, trunc, {"primitive_steps": info["primitive_steps"]}
 
 
 def make_env(
@@ -37,8 +51,8 @@ def env_factories(
     view_radius: int, macro_step_budget: int, workers: list[MacroWorker],
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
-        return lambda: make_env(
-            task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget, workers
+        return lambda: SlimInfo(
+            make_env(task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget, workers)
         )
 
     return [factory(i) for i in range(n_envs)]

@@ -1,0 +1,144 @@
+"""PPO throughput end to end: rlgpt (fast backend, symbolic MLP, coded actions in the sandboxed
+worker) vs the paper-style baseline (SB3 PPO, CnnPolicy, stock crafter image observations).
+
+Both run in one invocation, each in its own fresh process. Samples are primitive env steps
+(macro steps included). Ends with one JSON line:
+{"baseline_samples_per_s", "rlgpt_samples_per_s", "ratio", "peak_rss_mib"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _baseline(samples: int, seed: int) -> dict[str, float]:
+    import crafter
+    import gymnasium as gym
+    import numpy as np
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    torch.set_num_threads(1)
+
+    class Stock(gym.Env[np.ndarray, int]):
+        def __init__(self, seed: int) -> None:
+            self.env = crafter.Env(seed=seed)
+            self.observation_space = gym.spaces.Box(0, 255, (64, 64, 3), np.uint8)
+            self.action_space = gym.spaces.Discrete(17)
+
+        def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
+            return self.env.reset(), {}
+
+        def step(self, action: int) -> Any:
+            obs, rew, done, info = self.env.step(int(action))
+            return obs, rew, done, False, {}
+
+    venv = DummyVecEnv([lambda i=i: Stock(seed + i) for i in range(4)])
+    model = PPO("CnnPolicy", venv, n_steps=128, batch_size=64, n_epochs=4, seed=seed,
+                device="cpu", verbose=0)  # fmt: skip
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=samples)
+    wall = time.perf_counter() - t0
+    return {"samples": int(model.num_timesteps), "wall_s": wall}
+
+
+def _rlgpt(samples: int, seed: int) -> dict[str, float]:
+    from rlgpt.config import Params
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.offline import write_action
+    from rlgpt.messages import RewardTerm, RLConfig
+    from rlgpt.rl.train import train
+
+    params = Params()
+    task = get_task("make_wood_pickaxe")
+    names = ["collect_wood", "place_table", "make_wood_pickaxe"]
+    coded = [write_action(n, params.train.macro_step_budget) for n in names]
+    cfg = RLConfig(
+        macro_actions=names,
+        reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in names],
+        ppo=params.train.ppo,
+        sample_budget=samples,
+    )
+    with tempfile.TemporaryDirectory() as out:
+        res = train(task, cfg, coded, params.train, seed, Path(out), show_progress=False)
+    return {"samples": res.samples, "wall_s": res.wall_s}
+
+
+class _PeakRSS:
+    """Samples the RSS of this process and all its children (the sandboxed workers)."""
+
+    def __init__(self, every_s: float = 0.2) -> None:
+        import psutil
+
+        self.proc, self.peak, self.every_s = psutil.Process(), 0, every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            total = self.proc.memory_info().rss
+            for child in self.proc.children(recursive=True):
+                with contextlib.suppress(Exception):
+                    total += child.memory_info().rss
+            self.peak = max(self.peak, total)
+
+    def stop_mib(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        return max(self.peak, own) / 2**20
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", type=int, default=30_000, help="rlgpt primitive samples")
+    ap.add_argument("--baseline-samples", type=int, default=3_072, help="baseline samples")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--child", choices=["baseline", "rlgpt"], help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        fn = _baseline if args.child == "baseline" else _rlgpt
+        n = args.baseline_samples if args.child == "baseline" else args.samples
+        meter = _PeakRSS()
+        result = fn(n, args.seed)
+        result["peak_rss_mib"] = meter.stop_mib()
+        print(json.dumps(result))
+        return
+    results = {}
+    for kind in ("baseline", "rlgpt"):
+        env = dict(os.environ)
+        if kind == "baseline":
+            env["NUMBA_DISABLE_JIT"] = "1"  # stock crafter as published: pure-Python worldgen
+        cmd = [sys.executable, __file__, "--child", kind, "--samples", str(args.samples)]
+        cmd += ["--baseline-samples", str(args.baseline_samples), "--seed", str(args.seed)]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        r["samples_per_s"] = r["samples"] / r["wall_s"]
+        results[kind] = r
+        print(f"{kind:>8}: {r['samples_per_s']:7.0f} samples/s  ({r['samples']} samples, "
+              f"{r['wall_s']:.1f} s, peak RSS {r['peak_rss_mib']:.0f} MiB)")  # fmt: skip
+    ratio = results["rlgpt"]["samples_per_s"] / results["baseline"]["samples_per_s"]
+    print(f"ratio: {ratio:.1f}x")
+    print(json.dumps({
+        "baseline_samples_per_s": round(results["baseline"]["samples_per_s"], 1),
+        "rlgpt_samples_per_s": round(results["rlgpt"]["samples_per_s"], 1),
+        "ratio": round(ratio, 2),
+        "peak_rss_mib": round(results["rlgpt"]["peak_rss_mib"], 1),
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
