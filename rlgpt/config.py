@@ -49,6 +49,9 @@ class TrainParams(_Section):
     torch_threads: int = Field(default=2, ge=1, description="torch.set_num_threads.")
     macro_step_budget: int = Field(default=80, gt=0, description="Primitive steps per macro call.")
     ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO hyper-parameters.")
+    device: Literal["cpu", "cuda", "auto"] = Field(
+        default="cpu", description="torch device of the policy; a GPU helps image policies only."
+    )
     view_radius: int = Field(default=4, ge=1, le=16, description="Symbolic view half-width.")
 
 

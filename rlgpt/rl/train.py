@@ -84,7 +84,7 @@ def train(
             clip_range=ppo.clip_range,
             policy_kwargs={"net_arch": list(ppo.net_arch)},
             seed=seed,
-            device="cpu",
+            device=params.device,
             verbose=0,
         )
         budget = PrimitiveBudget(cfg.sample_budget, show_progress)
