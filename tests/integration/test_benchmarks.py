@@ -1,0 +1,31 @@
+"""The benchmark scripts run and end with one JSON line holding their figures (tiny sizes)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+
+def _last_json(args: list[str]) -> dict:
+    proc = subprocess.run(
+        [sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_env_throughput_reports_both_rates_and_their_ratio():
+    out = _last_json(["benchmarks/env_throughput.py", "--steps", "600", "--stock-steps", "200"])
+    assert out["stock_steps_per_s"] > 0 and out["fast_steps_per_s"] > 0
+    assert abs(out["ratio"] - out["fast_steps_per_s"] / out["stock_steps_per_s"]) < 0.05
+
+
+def test_ppo_throughput_reports_rates_ratio_and_memory():
+    out = _last_json(
+        ["benchmarks/ppo_throughput.py", "--samples", "600", "--baseline-samples", "256"]
+    )
+    assert set(out) == {"baseline_samples_per_s", "rlgpt_samples_per_s", "ratio", "peak_rss_mib"}
+    assert out["peak_rss_mib"] > 50 and out["rlgpt_samples_per_s"] > 0
