@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from rlgpt.errors import UserError
+from rlgpt.config import Params
+from rlgpt.errors import RLGPTError, UserError
 
 _OFFLINE_ENV = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "DO_NOT_TRACK": "1",
     "DVC_NO_ANALYTICS": "1",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_LOGGING_LEVEL": "CRITICAL",  # failures are reported in one line by the CLI
     "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
     "TQDM_MININTERVAL": "1",
 }
@@ -40,7 +41,14 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")
     run.add_argument("--task", help="task name (default: params.yaml run.task)")
     run.add_argument("--iterations", type=int, help="most iterations (default: params.yaml)")
-    run.add_argument("--llm", choices=["offline"], help="agent backend (default: offline)")
+    run.add_argument(
+        "--llm", choices=["offline", "openai", "replay"],
+        help="agent backend: offline (default; not an LLM), openai (any OpenAI-compatible "
+        "endpoint: OPENAI_BASE_URL, OPENAI_API_KEY), replay (answers of run --from)",
+    )  # fmt: skip
+    run.add_argument("--from", dest="replay_from", help="run id to replay (with --llm replay)")
+    run.add_argument("--model", help="model for every agent role (openai backend)")
+    run.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
     run.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     run.add_argument("--run-id", help="run directory name (default: <task>-<time>)")
     run.add_argument("--seed", type=int, help="seed of envs, PPO and evaluation")
@@ -79,6 +87,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     params = load_params(
         args.params if Path(args.params).exists() or args.params != "params.yaml" else None
     )
+    if args.llm == "replay":
+        params = _replay_params(params, args.replay_from)
     updates = {"task": args.task, "iterations": args.iterations, "seed": args.seed}
     for key, value in updates.items():
         if value is not None:
@@ -87,7 +97,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UserError("--iterations must be at least 1")
     if args.llm:
         params.llm.backend = args.llm
+    if args.model:
+        params.llm.model = args.model
+    if args.base_url:
+        params.llm.base_url = args.base_url
     task = get_task(params.run.task)
+    from rlgpt.llm.factory import make_llm
+
+    make_llm(params.llm, params.run.runs_dir)  # no key, no recording to replay: say so now
     run_id = args.run_id or f"{task.name}-{time.strftime('%Y%m%d-%H%M%S')}"
     ctx = RunContext(run_id=run_id, params=params, task=task, show_progress=not args.quiet)
     root = ctx.layout.root
@@ -102,7 +119,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _offline_env()
     from flows.rlgpt_flow import rlgpt_run
 
-    print(f"rlgpt: run {run_id}: task {task.name} ({task.description}), llm {params.llm.backend}")
+    llm = params.llm
+    where = f" at {llm.base_url}" if llm.backend == "openai" and llm.base_url else ""
+    print(f"rlgpt: run {run_id}: task {task.name} ({task.description}), llm {llm.backend}{where}")
     summary = rlgpt_run(ctx)
     if args.metrics_out:
         from rlgpt.lineage.layout import write_json
@@ -123,6 +142,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "pinned in dvc.lock"
     )
     return 0
+
+
+def _replay_params(current: Params, source: str | None) -> Params:
+    """A replay uses the recorded run's parameters, so every prompt renders the same."""
+    if not source:
+        raise UserError("--llm replay needs --from RUN_ID (the run to replay)")
+    path = Path(current.run.runs_dir) / source / "params.yaml"
+    if not path.is_file():
+        raise UserError(f"no recorded run '{source}' under {current.run.runs_dir}/")
+    params = Params.model_validate_json(path.read_text())
+    params.llm.backend, params.llm.replay_from = "replay", source
+    params.tracking = current.tracking
+    return params
 
 
 def _cmd_sandbox_check(args: argparse.Namespace) -> int:
@@ -157,6 +189,9 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except UserError as exc:
         print(f"rlgpt: error: {exc}", file=sys.stderr)
         code = 2
+    except RLGPTError as exc:  # a clean stop: budget, endpoint failure, replies that never fit
+        print(f"rlgpt: stopped: {exc}", file=sys.stderr)
+        code = 1
     except Exception as exc:  # a pipeline failure: one line, the traceback goes to a file
         import tempfile
         import traceback

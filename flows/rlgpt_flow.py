@@ -9,6 +9,7 @@ from prefect import flow
 
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.summary import IterationSummary, RunSummary, table_header, table_row
+from rlgpt.llm.base import BudgetExceeded
 from rlgpt.messages import CodedAction, Critique, Decomposition
 from tasks import stages, tracking
 
@@ -22,6 +23,8 @@ def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: floa
         iterations=its,
         status=status,
         wall_s=round(time.perf_counter() - t0, 1),
+        tokens=sum(i.tokens for i in its),
+        cost_usd=round(sum(i.cost_usd for i in its), 6),
     )
 
 
@@ -82,11 +85,16 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
             if critique.verdict == "success":
                 break
         status = "FINISHED"
+    except BudgetExceeded:
+        status = "BUDGET"
+        raise
     except KeyboardInterrupt:
         status = "KILLED"
         raise
     finally:
-        summary = _summary(ctx, its, "complete" if status == "FINISHED" else status.lower(), t0)
+        words = {"FINISHED": "complete", "BUDGET": "budget_exhausted"}
+        summary = _summary(ctx, its, words.get(status, status.lower()), t0)
         path = stages.write_summary(ctx, summary, status == "FINISHED")
-        tracking.end_parent(ctx, status, summary.final_success_rate, path)
+        mlflow_status = "FAILED" if status == "BUDGET" else status
+        tracking.end_parent(ctx, mlflow_status, summary.final_success_rate, path)
     return summary

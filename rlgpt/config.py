@@ -29,14 +29,52 @@ class RunParams(_Section):
     runs_dir: str = Field(default="runs", description="Where run directories are written.")
 
 
-class LLMParams(_Section):
-    """Which author plays the three agents."""
+class Price(_Section):
+    """Dollars per 1,000 tokens of one model."""
 
-    backend: Literal["offline"] = Field(
-        default="offline", description="'offline': the deterministic recipe-graph author."
+    prompt_per_1k: float = Field(default=0.0, ge=0)
+    completion_per_1k: float = Field(default=0.0, ge=0)
+
+
+class LLMParams(_Section):
+    """Which author plays the three agents, and how to reach it."""
+
+    backend: Literal["offline", "openai", "replay"] = Field(
+        default="offline",
+        description="'offline': the deterministic recipe-graph author (not an LLM); 'openai': any "
+        "OpenAI-compatible endpoint; 'replay': the recorded exchanges of run `replay_from`.",
     )
-    model: str = Field(default="offline-author-v1", description="Model name recorded in lineage.")
+    model: str = Field(default="offline-author-v1", description="Model for every role.")
+    models: dict[Literal["slow", "fast", "critic"], str] = Field(
+        default_factory=dict, description="Per-role model overrides, e.g. {fast: gpt-4o-mini}."
+    )
+    base_url: str | None = Field(
+        default=None, description="Endpoint; unset: OPENAI_BASE_URL, then api.openai.com."
+    )
+    api_key_env: str = Field(
+        default="OPENAI_API_KEY", description="Environment variable holding the key."
+    )
+    temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
+    seed: int | None = Field(default=0, description="Sampling seed, where the endpoint has one.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Per-request timeout.")
+    max_tokens: int = Field(default=4096, gt=0, description="Completion token cap.")
+    max_retries: int = Field(default=4, ge=0, description="Retries of transient errors.")
+    backoff_s: float = Field(default=2.0, ge=0, description="First backoff; doubles per retry.")
+    response_format: Literal["json_schema", "json_object", "none"] = Field(
+        default="json_schema",
+        description="Structured output mode; falls back to 'none' if the endpoint rejects it.",
+    )
     max_repairs: int = Field(default=2, ge=0, description="Fast-agent repairs after validation.")
+    format_retries: int = Field(default=2, ge=0, description="Re-asks after an invalid reply.")
+    replay_from: str | None = Field(default=None, description="Run id to replay (backend replay).")
+    prices: dict[str, Price] = Field(
+        default_factory=dict, description="Model -> price per 1k tokens, for cost accounting."
+    )
+    budget_tokens: int | None = Field(default=None, gt=0, description="Stop past this many.")
+    budget_usd: float | None = Field(default=None, gt=0, description="Stop past this cost.")
+
+    def model_for(self, role: str) -> str:
+        return self.models.get(role, self.model)  # type: ignore[call-overload]
 
 
 class TrainParams(_Section):

@@ -7,14 +7,18 @@ returns a pydantic model. LLM stages retry only transient errors; others retry o
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from prefect import task
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
+from rlgpt.errors import RLGPTError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
-from rlgpt.lineage.summary import IterationSummary, RunSummary, tokens_used
+from rlgpt.lineage.summary import IterationSummary, RunSummary
+from rlgpt.llm.base import LLM
 from rlgpt.llm.factory import make_llm
+from rlgpt.llm.ledger import usage_of
 from rlgpt.messages import (
     CodedAction,
     Critique,
@@ -29,11 +33,32 @@ from rlgpt.rl.train import train as run_training
 from rlgpt.sandbox.validate import validate_all
 
 
-@task(name="decompose", retries=2, retry_delay_seconds=1)
+def _agent_args(ctx: RunContext, k: int) -> tuple[LLM, Path]:
+    return make_llm(ctx.params.llm, ctx.params.run.runs_dir), ctx.layout.llm_dir(k)
+
+
+def _agent_kwargs(ctx: RunContext) -> dict[str, Any]:
+    p = ctx.params.llm
+    return {"format_retries": p.format_retries, "run_root": ctx.layout.root, "llm_params": p}
+
+
+def _retry_transient(task: Any, task_run: Any, state: Any) -> bool:
+    """Prefect retries a stage only for errors that may pass; LLM transients are already retried
+    with backoff inside the backend, and bad input, budget or format errors never pass."""
+    try:
+        state.result()
+    except RLGPTError:
+        return False
+    except Exception:  # noqa: BLE001 - anything else may be transient (a crashed worker)
+        return True
+    return False
+
+
+@task(name="decompose", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def decompose(
     ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None
 ) -> Decomposition:
-    slow = SlowAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    slow = SlowAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     dec = slow.decompose(ctx.task, previous, critique)
     write_model(ctx.layout.file(k, "decomposition.json"), dec)
     return dec
@@ -47,13 +72,13 @@ def _save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> None:
         write_model(out / f"{c.name}.json", c)
 
 
-@task(name="generate_code", retries=2, retry_delay_seconds=1)
+@task(name="generate_code", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def generate_code(
     ctx: RunContext, k: int, dec: Decomposition, feedback: dict[str, str],
     previous: list[CodedAction],
 ) -> list[CodedAction]:  # fmt: skip
     """Fast agent: code each 'code' sub-action (reusing earlier code the critic did not fault)."""
-    fast = FastAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     old = {c.name: c for c in previous}
     coded = []
     for sub in dec.sub_actions:
@@ -70,7 +95,7 @@ def generate_code(
     return coded
 
 
-@task(name="validate", retries=1)
+@task(name="validate", retries=1, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
     sb = ctx.params.sandbox
     report = validate_all(coded, ctx.task, sb.scenarios, sb.scenario_steps, sb.timeout_s)
@@ -78,27 +103,27 @@ def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationRep
     return report
 
 
-@task(name="repair", retries=2, retry_delay_seconds=1)
+@task(name="repair", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def repair(
     ctx: RunContext, k: int, coded: list[CodedAction], report: ValidationReport
 ) -> list[CodedAction]:
-    fast = FastAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     failed = {v.name: v for v in report.failed()}
     fixed = [fast.repair(c, failed[c.name]) if c.name in failed else c for c in coded]
     _save_actions(ctx, k, fixed)
     return fixed
 
 
-@task(name="configure_rl", retries=2, retry_delay_seconds=1)
+@task(name="configure_rl", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) -> RLConfig:
-    fast = FastAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     tp = ctx.params.train
     cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget)
     write_model(ctx.layout.file(k, "rl_config.json"), cfg)
     return cfg
 
 
-@task(name="train", retries=1)
+@task(name="train", retries=1, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def train(ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction]) -> TrainResult:
     seed = ctx.params.run.seed + k
     out = ctx.layout.train_dir(k)
@@ -107,7 +132,7 @@ def train(ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction]) -> T
     return result
 
 
-@task(name="evaluate", retries=1)
+@task(name="evaluate", retries=1, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def evaluate(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
     trained: TrainResult,
@@ -121,12 +146,12 @@ def evaluate(
     return report
 
 
-@task(name="critique", retries=2, retry_delay_seconds=1)
+@task(name="critique", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def critique(
     ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
     evaluation: EvalReport,
 ) -> Critique:  # fmt: skip
-    critic = CriticAgent(make_llm(ctx.params.llm), ctx.layout.llm_dir(k))
+    critic = CriticAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     verdict = critic.critique(
         ctx.task, dec, validation, evaluation, ctx.params.run.success_threshold
     )
@@ -140,6 +165,7 @@ def summarize_iteration(
     validation: ValidationReport, evaluation: EvalReport, verdict: Critique,
     trained: TrainResult,
 ) -> IterationSummary:  # fmt: skip
+    usage = usage_of(sorted(ctx.layout.llm_dir(k).glob("*.json")), ctx.params.llm)
     valid = {a.name for a in validation.actions if a.ok}
     coded = [s.name for s in dec.sub_actions if s.mode == "code" and s.name in valid]
     learned = [s.name for s in dec.sub_actions if s.name not in coded]
@@ -150,7 +176,10 @@ def summarize_iteration(
         dead_loop_ratio=evaluation.dead_loop_ratio, coded=coded, learned=learned,
         validation="ok" if n_bad == 0 else f"{n_bad} bad", verdict=verdict.verdict,
         failing_sub_action=verdict.failing_sub_action,
-        tokens=tokens_used(ctx.layout.llm_dir(k)),
+        tokens=usage.tokens,
+        tokens_by_role=usage.by_role,
+        cost_usd=round(usage.cost_usd, 6),
+        llm_calls=usage.calls,
         train_samples_per_s=round(trained.samples_per_s, 1),
     )  # fmt: skip
 

@@ -6,6 +6,7 @@ runs FAILED or KILLED when the pipeline stops early.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
@@ -40,6 +41,8 @@ def start_parent(ctx: RunContext, llm_model: str) -> str:
     p = ctx.params
     params = {
         "task": ctx.task.name, "llm.backend": p.llm.backend, "llm.model": llm_model,
+        "llm.base_url": p.llm.base_url or "-", "llm.models": json.dumps(p.llm.models),
+        "llm.temperature": p.llm.temperature, "llm.replay_from": p.llm.replay_from or "-",
         "seed": p.run.seed, "iterations": p.run.iterations, "max_inner": p.run.max_inner,
         "train.sample_budget": p.train.sample_budget, "train.n_envs": p.train.n_envs,
         "eval.episodes": p.eval.episodes, "skill_library.sha256": library_hash(),
@@ -67,7 +70,8 @@ def log_iteration(
     now = int(time.time() * 1000)
     values = {
         "success_rate": it.success_rate, "samples": it.samples,
-        "dead_loop_ratio": it.dead_loop_ratio, "tokens": it.tokens,
+        "dead_loop_ratio": it.dead_loop_ratio, "tokens": it.tokens, "cost_usd": it.cost_usd,
+        "llm_calls": it.llm_calls, **{f"tokens.{r}": n for r, n in it.tokens_by_role.items()},
         "n_coded": len(it.coded), "n_learned": len(it.learned),
         "train_samples_per_s": it.train_samples_per_s,
     }  # fmt: skip

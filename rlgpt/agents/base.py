@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from rlgpt.agents.prompting import render, template_hash
+from rlgpt.config import LLMParams
 from rlgpt.errors import RLGPTError
-from rlgpt.llm.base import LLM, ChatMessage, LLMReply, LLMRequest
+from rlgpt.llm.base import LLM, ChatMessage, LLMReply, LLMRequest, exchange_key
+from rlgpt.llm.ledger import check_budget
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -44,17 +47,27 @@ def parse_reply(text: str, model: type[M]) -> M:
 
 
 class Agent:
-    """Base of the three roles. Every exchange is written to `record_dir` as JSON."""
+    """Base of the three roles. Every exchange is written to `record_dir` as JSON, keyed by a
+    hash of model + messages + sampling; an exchange already answered in this run (`run_root`)
+    is served from there, so a resumed run never pays twice."""
 
     role: str = "agent"
 
-    def __init__(self, llm: LLM, record_dir: Path, format_retries: int = 2) -> None:
+    def __init__(
+        self, llm: LLM, record_dir: Path, format_retries: int = 2,
+        run_root: Path | None = None, llm_params: LLMParams | None = None,
+    ) -> None:  # fmt: skip
         self.llm = llm
         self.record_dir = record_dir
         self.format_retries = format_retries
+        self.run_root = run_root
+        self.llm_params = llm_params
         self.replies: list[LLMReply] = []
 
-    def ask(self, kind: str, model: type[M], **context: Any) -> M:
+    def ask(
+        self, kind: str, model: type[M], fallback: Callable[[str], M | None] | None = None,
+        **context: Any,
+    ) -> M:  # fmt: skip
         """Render prompts/<kind>.md with `context`, ask, and return a validated `model`."""
         values = {**context, "schema": json.dumps(model.model_json_schema())}
         messages = [
@@ -68,15 +81,17 @@ class Agent:
                 messages=messages,
                 context=json.loads(json.dumps(context, default=str)),
                 template_hash=template_hash(kind),
+                response_schema=model.model_json_schema(),
             )
-            reply = self.llm.complete(request)
-            self.replies.append(reply)
+            reply, key, cached = self._answer(request)
             try:
-                parsed = parse_reply(reply.text, model)
-                self._record(request, reply, ok=True)
+                if reply.finish_reason == "length":
+                    raise FormatError("the reply was cut off (finish_reason=length): be shorter")
+                parsed = _parse(reply.text, model, fallback)
+                self._record(request, reply, key, cached, ok=True)
                 return parsed
             except FormatError as exc:
-                self._record(request, reply, ok=False, error=str(exc))
+                self._record(request, reply, key, cached, ok=False, error=str(exc))
                 log.warning("%s reply rejected (attempt %d): %s", kind, attempt + 1, exc)
                 messages = [
                     *messages,
@@ -86,9 +101,48 @@ class Agent:
                 ]  # fmt: skip
         raise FormatError(f"{kind}: no valid reply after {self.format_retries + 1} attempts")
 
-    def _record(self, req: LLMRequest, reply: LLMReply, ok: bool, error: str = "") -> None:
+    def _answer(self, request: LLMRequest) -> tuple[LLMReply, str, bool]:
+        key = exchange_key(self.llm.model_for(request.agent), request, self.llm.sampling())
+        if self.run_root is not None:
+            hit = _cached(self.run_root, key)
+            if hit is not None:
+                return hit, key, True
+            if self.llm_params is not None:
+                check_budget(self.run_root, self.llm_params)
+        reply = self.llm.complete(request)
+        self.replies.append(reply)
+        return reply, key, False
+
+    def _record(
+        self, req: LLMRequest, reply: LLMReply, key: str, cached: bool, ok: bool, error: str = ""
+    ) -> None:
         self.record_dir.mkdir(parents=True, exist_ok=True)
         seq = len(list(self.record_dir.glob("*.json"))) + 1
         path = self.record_dir / f"{seq:03d}_{self.role}_{req.kind}.json"
-        blob = {"request": req.model_dump(), "reply": reply.model_dump(), "ok": ok, "error": error}
-        path.write_text(json.dumps(blob, indent=1))
+        blob = {
+            "key": key, "model": self.llm.model_for(req.agent), "backend": self.llm.backend,
+            "sampling": self.llm.sampling(), "cached": cached, "ok": ok, "error": error,
+            "request": req.model_dump(), "reply": reply.model_dump(),
+        }  # fmt: skip
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(blob, indent=1))
+        tmp.replace(path)
+
+
+def _parse(text: str, model: type[M], fallback: Callable[[str], M | None] | None) -> M:
+    try:
+        return parse_reply(text, model)
+    except FormatError:
+        rescued = fallback(text) if fallback is not None else None
+        if rescued is None:
+            raise
+        return rescued
+
+
+def _cached(run_root: Path, key: str) -> LLMReply | None:
+    """A reply already received in this run for the same key, if any."""
+    for path in sorted(run_root.glob("iter_*/llm/*.json")):
+        ex = json.loads(path.read_text())
+        if ex.get("key") == key:
+            return LLMReply.model_validate(ex["reply"])
+    return None

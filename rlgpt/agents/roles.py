@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
+from collections.abc import Callable
 
 import yaml
 
@@ -44,6 +46,25 @@ def skill_api_doc() -> str:
     return "\n".join(parts)
 
 
+_CODE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
+
+
+def code_fallback(name: str, step_budget: int) -> Callable[[str], CodedAction | None]:
+    """Accept a reply that is plain code (fenced or not) defining `def <name>(view):`."""
+
+    def rescue(text: str) -> CodedAction | None:
+        m = _CODE.search(text)
+        code = m.group(1) if m else text
+        start = code.find(f"def {name}(")
+        if start < 0:
+            return None
+        return CodedAction(
+            name=name, docstring="", source=code[start:].strip() + "\n", step_budget=step_budget
+        )
+
+    return rescue
+
+
 class SlowAgent(Agent):
     role = "slow"
 
@@ -72,6 +93,7 @@ class FastAgent(Agent):
         action = self.ask(
             "fast_code",
             CodedAction,
+            fallback=code_fallback(sub.name, step_budget),
             task=task.model_dump(),
             sub_action=sub.model_dump(),
             primitives=actions(),
@@ -85,6 +107,7 @@ class FastAgent(Agent):
         fixed = self.ask(
             "fast_repair",
             CodedAction,
+            fallback=code_fallback(action.name, action.step_budget),
             action=action.model_dump(),
             validation=validation.model_dump(),
             skill_api=skill_api_doc(),

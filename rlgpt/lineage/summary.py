@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict
 
 
@@ -22,6 +19,9 @@ class IterationSummary(BaseModel):
     verdict: str
     failing_sub_action: str | None = None
     tokens: int = 0
+    tokens_by_role: dict[str, int] = {}
+    cost_usd: float = 0.0
+    llm_calls: int = 0
     train_samples_per_s: float = 0.0
 
 
@@ -34,6 +34,8 @@ class RunSummary(BaseModel):
     iterations: list[IterationSummary]
     status: str = "complete"
     wall_s: float = 0.0
+    tokens: int = 0
+    cost_usd: float = 0.0
 
 
 _HEADER = (
@@ -55,12 +57,3 @@ def table_row(it: IterationSummary) -> str:
         f"{it.validation:<7} {it.samples:>8} {it.success_rate:>7.2f} {it.dead_loop_ratio:>8.2f}"
         f"  {critique}"
     )
-
-
-def tokens_used(llm_dir: Path) -> int:
-    """Prompt + completion tokens of every exchange recorded in one iteration's llm/ dir."""
-    total = 0
-    for path in sorted(llm_dir.glob("*.json")):
-        reply = json.loads(path.read_text())["reply"]
-        total += int(reply.get("prompt_tokens", 0)) + int(reply.get("completion_tokens", 0))
-    return total

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from rlgpt.errors import RLGPTError, UserError
+
+
+class LLMError(RLGPTError):
+    """The endpoint failed for good (after retries of transient errors)."""
+
+
+class LLMConfigError(UserError):
+    """The endpoint cannot be used as configured: no key, key rejected, no model, unreachable."""
+
+
+class BudgetExceeded(RLGPTError):
+    """The run's token or dollar budget is spent; everything so far is saved."""
 
 
 class ChatMessage(BaseModel):
@@ -22,6 +38,9 @@ class LLMRequest(BaseModel):
     messages: list[ChatMessage]
     context: dict[str, Any]
     template_hash: str
+    response_schema: dict[str, Any] | None = Field(
+        default=None, description="JSON schema of the expected answer (structured output)."
+    )
 
 
 class LLMReply(BaseModel):
@@ -34,12 +53,26 @@ class LLMReply(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    finish_reason: str = "stop"
 
 
 class LLM(Protocol):
     """Anything that answers chat requests (the offline author, an OpenAI-compatible server)."""
 
     backend: str
-    model: str
+
+    def model_for(self, role: str) -> str: ...
+
+    def sampling(self) -> dict[str, Any]: ...
 
     def complete(self, request: LLMRequest) -> LLMReply: ...
+
+
+def exchange_key(model: str, request: LLMRequest, sampling: dict[str, Any]) -> str:
+    """sha256 over model + messages + sampling parameters: the identity of one exchange."""
+    blob = {
+        "model": model,
+        "messages": [m.model_dump() for m in request.messages],
+        "sampling": sampling,
+    }
+    return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()

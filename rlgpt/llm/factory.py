@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rlgpt.config import LLMParams
-from rlgpt.errors import UserError
 from rlgpt.llm.base import LLM
 from rlgpt.llm.offline import OfflineAuthor
 
 
-def make_llm(params: LLMParams) -> LLM:
-    if params.backend == "offline":
-        return OfflineAuthor(params.model)
-    raise UserError(f"unknown llm backend '{params.backend}'; use 'offline'")
+def make_llm(params: LLMParams, runs_dir: Path | str = "runs") -> LLM:
+    if params.backend == "openai":
+        from rlgpt.llm.openai_backend import OpenAIBackend
+
+        return OpenAIBackend(params)
+    if params.backend == "replay":
+        from rlgpt.llm.replay import ReplayLLM
+
+        return ReplayLLM(params, Path(runs_dir))
+    return OfflineAuthor(params.model)

@@ -82,6 +82,12 @@ class OfflineAuthor:
     def __init__(self, model: str = "offline-author-v1") -> None:
         self.model = f"{model}+skills:{library_hash()[:12]}"
 
+    def model_for(self, role: str) -> str:
+        return self.model
+
+    def sampling(self) -> dict[str, Any]:
+        return {}
+
     def complete(self, request: LLMRequest) -> LLMReply:
         t0 = time.perf_counter()
         handler = getattr(self, f"_{request.kind}")

@@ -59,6 +59,12 @@ class FakeLLM:
         self.texts = list(texts)
         self.requests: list[LLMRequest] = []
 
+    def model_for(self, role: str) -> str:
+        return self.model
+
+    def sampling(self) -> dict:
+        return {}
+
     def complete(self, request: LLMRequest) -> LLMReply:
         self.requests.append(request)
         return LLMReply(text=self.texts.pop(0), backend=self.backend, model=self.model)

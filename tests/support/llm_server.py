@@ -1,0 +1,135 @@
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1 with scripted replies."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from rlgpt.llm.offline import write_action
+
+# A script step: (status, reply text or error body, finish_reason, delay_s)
+Step = tuple[int, str, str, float]
+
+
+def ok(text: str, finish: str = "stop", delay: float = 0.0) -> Step:
+    return (200, text, finish, delay)
+
+
+def error(status: int, message: str = "scripted error") -> Step:
+    return (status, message, "", 0.0)
+
+
+class ChatServer:
+    """Serves POST .../chat/completions. Replies come from `script` (one step per request, in
+    order) and, once it is used up, from `responder(request_json) -> text`."""
+
+    def __init__(self, responder: Callable[[dict[str, Any]], str] | None = None) -> None:
+        self.script: list[Step] = []
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # quiet
+                return
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                status, text, finish, delay = server.next_step(body)
+                if delay:
+                    time.sleep(delay)
+                if status != 200:
+                    payload = {"error": {"message": text, "type": "scripted", "code": status}}
+                    self._send(status, payload)
+                    return
+                words = sum(len(m.get("content") or "") for m in body["messages"]) // 4
+                payload = {
+                    "id": f"cmpl-{len(server.requests)}", "object": "chat.completion",
+                    "created": int(time.time()), "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": words, "completion_tokens": len(text) // 4,
+                              "total_tokens": words + len(text) // 4},
+                }  # fmt: skip
+                self._send(200, payload)
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError):  # the client timed out and left
+                    self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def next_step(self, body: dict[str, Any]) -> Step:
+        if self.script:
+            return self.script.pop(0)
+        if self.responder is None:
+            return error(500, "script exhausted")
+        return ok(self.responder(body))
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> ChatServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def crafter_responder(body: dict[str, Any]) -> str:
+    """Plays the three roles for make_wood_pickaxe by reading the rendered prompts (as a model
+    would): first plan learns collect_wood, the critic then asks to code it, then succeeds."""
+    prompt = body["messages"][-1]["content"]
+    first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    if "# Role: slow agent" in first_user:
+        critique = "critic's feedback" in first_user
+        subs = [("collect_wood", "code" if critique else "rl", 3), ("place_table", "code", 1),
+                ("make_wood_pickaxe", "code", 1)]  # fmt: skip
+        return json.dumps({
+            "task": "make_wood_pickaxe", "reasoning": "recipes: wood, table, pickaxe",
+            "sub_actions": [{"name": n, "description": n, "mode": m, "count": c,
+                             "precondition": "-", "expected_effect": "-"} for n, m, c in subs],
+        })  # fmt: skip
+    if "# Role: fast agent (coder)" in first_user:
+        name = re.search(r"`def (\w+)\(view\):`", first_user).group(1)  # type: ignore[union-attr]
+        return "Here is the action:\n```json\n" + write_action(name, 80).model_dump_json() + "\n```"
+    if "# Role: fast agent (RL designer)" in first_user:
+        coded = re.search(r"extra actions\):\n(.*)\n", first_user).group(1)  # type: ignore[union-attr]
+        names = [c.strip() for c in coded.split(",") if c.strip()]
+        return json.dumps({
+            "macro_actions": names, "sample_budget": 1200,
+            "reward_terms": [{"achievement": a, "weight": 1.0, "cap": c} for a, c in
+                             (("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1))],
+        })  # fmt: skip
+    if "# Role: critic" in first_user:
+        learned = '"mode": "rl"' in first_user.replace("\n", "")
+        if learned:
+            return json.dumps(
+                {
+                    "verdict": "revise_plan",
+                    "failing_sub_action": "collect_wood",
+                    "slow_feedback": "code collect_wood",
+                    "reasoning": "learned fails",
+                }
+            )
+        return json.dumps({"verdict": "success", "reasoning": "all coded"})
+    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
