@@ -96,6 +96,7 @@ class FastAgent(Agent):
             fallback=code_fallback(sub.name, step_budget),
             task=task.model_dump(),
             sub_action=sub.model_dump(),
+            recipes=recipes_text(),
             primitives=actions(),
             skill_api=skill_api_doc(),
             step_budget=step_budget,
