@@ -16,6 +16,8 @@ $(BIN)/python:
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e .
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  apt-get install -y -qq bubblewrap; } || echo "install bubblewrap (the sandbox needs it)"
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.installed

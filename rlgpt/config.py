@@ -106,6 +106,12 @@ class EvalParams(_Section):
 class SandboxParams(_Section):
     """Validation of generated code (out of process)."""
 
+    isolation: Literal["bwrap", "degraded"] = Field(
+        default="bwrap",
+        description="bwrap: bubblewrap (no network, read-only filesystem, uid nobody), fail "
+        "closed if it cannot start; degraded: rlimits and a clean environment only (logged).",
+    )
+
     timeout_s: float = Field(default=20.0, gt=0, description="Wall limit per validation run.")
     scenarios: int = Field(default=3, ge=1, description="Real Crafter states per action.")
     scenario_steps: int = Field(default=150, ge=1, description="Primitive steps per scenario.")

@@ -98,7 +98,9 @@ def generate_code(
 @task(name="validate", retries=1, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
 def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
     sb = ctx.params.sandbox
-    report = validate_all(coded, ctx.task, sb.scenarios, sb.scenario_steps, sb.timeout_s)
+    report = validate_all(
+        coded, ctx.task, sb.scenarios, sb.scenario_steps, sb.timeout_s, sb.isolation
+    )
     write_model(ctx.layout.file(k, "validation.json"), report)
     return report
 
@@ -127,7 +129,10 @@ def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) 
 def train(ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction]) -> TrainResult:
     seed = ctx.params.run.seed + k
     out = ctx.layout.train_dir(k)
-    result = run_training(ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress)
+    result = run_training(
+        ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
+        ctx.params.sandbox.isolation,
+    )  # fmt: skip
     write_model(out / "train.json", result)
     return result
 
@@ -140,6 +145,7 @@ def evaluate(
     report, table = run_evaluation(
         Path(trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
         ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
+        ctx.params.sandbox.isolation,
     )  # fmt: skip
     table.to_parquet(ctx.layout.file(k, "episodes.parquet"), index=False)
     write_model(ctx.layout.file(k, "eval.json"), report)

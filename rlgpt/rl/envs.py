@@ -30,13 +30,13 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 
 def make_env(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, view_radius: int,
-    macro_step_budget: int, workers: list[MacroWorker],
+    macro_step_budget: int, workers: list[MacroWorker], isolation: str = "bwrap",
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; its sandboxed worker is appended to `workers` so the caller can close it."""
     inserted = [c for c in coded if c.name in cfg.macro_actions]
     base = CrafterEnv(task, cfg.observation, view_radius, seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
-    worker = MacroWorker(inserted)
+    worker = MacroWorker(inserted, isolation=isolation)
     workers.append(worker)
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     env = MacroActionWrapper(
@@ -49,10 +49,20 @@ def make_env(
 def env_factories(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, n_envs: int,
     view_radius: int, macro_step_budget: int, workers: list[MacroWorker],
+    isolation: str = "bwrap",
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
         return lambda: SlimInfo(
-            make_env(task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget, workers)
+            make_env(
+                task,
+                cfg,
+                coded,
+                seed * 1000 + rank,
+                view_radius,
+                macro_step_budget,
+                workers,
+                isolation,
+            )  # fmt: skip
         )
 
     return [factory(i) for i in range(n_envs)]

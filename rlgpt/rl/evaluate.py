@@ -47,11 +47,13 @@ class _Progress:
 def evaluate(
     checkpoint: Path, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
     coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
-    show_progress: bool = True,
+    show_progress: bool = True, isolation: str = "bwrap",
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
     """Run params.episodes episodes on held-out seeds; the report and the episode table."""
     workers: list[MacroWorker] = []
-    env = make_env(task, cfg, coded, seed, train.view_radius, train.macro_step_budget, workers)
+    env = make_env(
+        task, cfg, coded, seed, train.view_radius, train.macro_step_budget, workers, isolation
+    )
     model = PPO.load(checkpoint, device="cpu")
     n_prim = len(actions())
     rows, usage, loops = [], Counter[str](), Counter[str]()

@@ -58,7 +58,7 @@ def save_atomic(model: PPO, path: Path) -> None:
 
 def train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
-    out_dir: Path, show_progress: bool = True,
+    out_dir: Path, show_progress: bool = True, isolation: str = "bwrap",
 ) -> TrainResult:  # fmt: skip
     """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip."""
     torch.set_num_threads(params.torch_threads)
@@ -66,7 +66,7 @@ def train(
     workers: list[MacroWorker] = []
     factories = env_factories(
         task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
-        workers,
+        workers, isolation,
     )  # fmt: skip
     venv = DummyVecEnv(factories)
     try:

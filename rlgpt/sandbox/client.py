@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from rlgpt.envs.recipes import actions, semantic_names
+from rlgpt.errors import UserError
 from rlgpt.messages import CodedAction
 
 log = logging.getLogger(__name__)
@@ -31,12 +35,66 @@ class MacroError(Exception):
         self.message = message
 
 
-def _limits(memory_mib: int) -> None:  # runs in the child before exec
+def _limits(memory_mib: int, cpu_s: int | None) -> None:  # runs in the child before exec
     os.setsid()
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     resource.setrlimit(resource.RLIMIT_AS, (memory_mib << 20, memory_mib << 20))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if cpu_s is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+
+
+class SandboxUnavailable(UserError):
+    """No isolation layer works here and degraded mode was not asked for (fail closed)."""
+
+
+def _bwrap_args() -> list[str]:
+    """bubblewrap: every namespace unshared (no network), the filesystem read-only, homes, /tmp
+    and the project directory hidden except the Python and rlgpt code it needs, uid nobody
+    inside a user namespace, all capabilities dropped, an empty environment."""
+    import rlgpt
+
+    code = Path(rlgpt.__file__).resolve().parent
+    keep = sorted({str(Path(p).resolve()) for p in (sys.base_prefix, sys.prefix)} | {str(code)})
+    hide = ["/root", "/home", "/tmp", str(code.parent)]
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/"]
+    for path in hide:
+        args += ["--tmpfs", path]
+    for path in keep:
+        args += ["--ro-bind", path, path]
+    args += ["--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc"]
+    args += ["--uid", "65534", "--gid", "65534"]
+    return [*args, "--cap-drop", "ALL", "--clearenv", "--chdir", "/tmp"]
+
+
+@functools.cache
+def bwrap_works() -> bool:
+    """Probe once: can bubblewrap start a fully unshared, unprivileged process here?"""
+    if shutil.which("bwrap") is None:
+        return False
+    try:
+        probe = subprocess.run(
+            [*_bwrap_args(), sys.executable, "-I", "-c", "import rlgpt.sandbox.worker"],
+            env={}, capture_output=True, timeout=30,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def launch_prefix(isolation: str) -> list[str]:
+    """The command prefix for the worker: bubblewrap, or nothing in explicit degraded mode."""
+    if isolation == "degraded":
+        log.warning("sandbox in DEGRADED mode: rlimits and a clean environment only, no bwrap")
+        return []
+    if not bwrap_works():
+        raise SandboxUnavailable(
+            "no sandbox: bubblewrap is missing or cannot unshare here; install it "
+            "(apt-get install bubblewrap) or set sandbox.isolation: degraded"
+        )
+    env_args = [a for k, v in _CLEAN_ENV.items() for a in ("--setenv", k, v)]
+    return [*_bwrap_args(), *env_args]
 
 
 class MacroWorker:
@@ -48,21 +106,25 @@ class MacroWorker:
     """
 
     def __init__(
-        self, coded: list[CodedAction], timeout_s: float = 5.0, memory_mib: int = 1024
-    ) -> None:
+        self, coded: list[CodedAction], timeout_s: float = 5.0, memory_mib: int = 1024,
+        isolation: str = "bwrap", cpu_s: int | None = None,
+    ) -> None:  # fmt: skip
         self.timeout_s = timeout_s
+        prefix = launch_prefix(isolation)
+        self.isolation = "bwrap" if prefix else "degraded"
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
         req_r, self._req_w = os.pipe()
         self._rep_r, rep_w = os.pipe()
+        cmd = [sys.executable, "-I", "-m", "rlgpt.sandbox.worker", str(req_r), str(rep_w)]
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-m", "rlgpt.sandbox.worker", str(req_r), str(rep_w)],
+            [*prefix, *cmd],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=self._scratch.name,
-            env=_CLEAN_ENV,
+            env={} if prefix else _CLEAN_ENV,  # bwrap itself starts with an empty environment
             pass_fds=(req_r, rep_w),
-            preexec_fn=lambda: _limits(memory_mib),  # noqa: PLW1509
+            preexec_fn=lambda: _limits(memory_mib, cpu_s),  # noqa: PLW1509
         )
         os.close(req_r)
         os.close(rep_w)

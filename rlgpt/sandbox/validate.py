@@ -48,15 +48,19 @@ def _run_scenario(
 
 
 def validate_action(
-    action: CodedAction, task: TaskSpec, scenarios: int, scenario_steps: int, timeout_s: float
-) -> ActionValidation:
+    action: CodedAction, task: TaskSpec, scenarios: int, scenario_steps: int, timeout_s: float,
+    isolation: str = "bwrap",
+) -> ActionValidation:  # fmt: skip
     """Gate, then run in a fresh sandboxed worker on `scenarios` real Crafter states."""
     rejected = gate(action.name, action.source)
     if rejected is not None:
         return rejected
     deadline = time.monotonic() + timeout_s
     try:
-        worker = MacroWorker([action], timeout_s=min(timeout_s, 10.0))
+        worker = MacroWorker(
+            [action], timeout_s=min(timeout_s, 10.0), isolation=isolation,
+            cpu_s=int(timeout_s) + 5,
+        )  # fmt: skip
     except MacroError as exc:
         return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
     try:
@@ -79,8 +83,10 @@ def validate_action(
 
 def validate_all(
     coded: list[CodedAction], task: TaskSpec, scenarios: int, scenario_steps: int,
-    timeout_s: float,
+    timeout_s: float, isolation: str = "bwrap",
 ) -> ValidationReport:  # fmt: skip
     return ValidationReport(
-        actions=[validate_action(c, task, scenarios, scenario_steps, timeout_s) for c in coded]
+        actions=[
+            validate_action(c, task, scenarios, scenario_steps, timeout_s, isolation) for c in coded
+        ]
     )

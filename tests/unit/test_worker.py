@@ -147,21 +147,50 @@ def test_builtins_are_restricted(make_worker, coded_action, state):
     assert "NameError" in info.value.message
 
 
-def test_worker_has_a_clean_environment_and_limits(monkeypatch, coded_action, tmp_path):
+def _worker_python(pid: int) -> int:
+    """The pid of the sandboxed Python under `pid` (itself, or a descendant of bwrap)."""
+    for _ in range(50):
+        todo, seen = [pid], []
+        while todo:
+            cur = todo.pop()
+            seen.append(cur)
+            kids = Path(f"/proc/{cur}/task/{cur}/children")
+            if kids.exists():
+                todo += [int(k) for k in kids.read_text().split()]
+        for cand in seen:
+            cmd = Path(f"/proc/{cand}/cmdline").read_bytes()
+            if b"rlgpt.sandbox.worker" in cmd and not cmd.startswith(b"bwrap"):
+                return cand
+        time.sleep(0.05)
+    raise AssertionError("no sandboxed worker process found")
+
+
+@pytest.mark.parametrize("isolation", ["degraded", "bwrap"])
+def test_worker_has_a_clean_environment_and_limits(monkeypatch, coded_action, tmp_path, isolation):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
     monkeypatch.chdir(tmp_path)
-    worker = MacroWorker([coded_action("a", "    yield 'noop'\n")])
+    worker = MacroWorker([coded_action("a", "    yield 'noop'\n")], isolation=isolation)
     try:
-        pid = worker._proc.pid
+        top = worker._proc.pid
+        pid = _worker_python(top)
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         assert b"PATH=/usr/bin:/bin" in environ  # we read the right process
         assert not any(b"sk-test-secret" in e or e.startswith(b"OPENAI") for e in environ)
-        assert all(e.split(b"=")[0] in (b"PATH", b"LANG", b"PYTHONHASHSEED", b"") for e in environ)
-        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-        assert cwd != tmp_path and cwd.name.startswith("rlgpt-sandbox-")
+        names = {e.split(b"=")[0] for e in environ}
+        assert names <= {b"PATH", b"LANG", b"PYTHONHASHSEED", b"PWD", b""}  # PWD: set by bwrap
+        # bwrap itself starts with an empty environment (its /proc/1/environ is readable inside)
+        assert Path(f"/proc/{top}/environ").read_bytes() in (b"", b"\0") or top == pid
         limits = Path(f"/proc/{pid}/limits").read_text()
         assert "Max open files            64                   64" in limits
         assert "Max file size             1048576              1048576" in limits
+        cwd = Path(os.readlink(f"/proc/{top}/cwd"))
+        if isolation == "bwrap":
+            inside_uid = Path(f"/proc/{pid}/uid_map").read_text().split()[0]
+            assert inside_uid == "65534", "runs as nobody in its user namespace"
+            assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+            assert "CapEff:\t0000000000000000" in Path(f"/proc/{pid}/status").read_text()
+        else:
+            assert cwd != tmp_path and cwd.name.startswith("rlgpt-sandbox-")
     finally:
         worker.close()
     assert not worker.alive
