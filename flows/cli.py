@@ -61,9 +61,14 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="validate a coded action file; prints the ValidationReport as JSON; "
         "exit 0 accepted, 1 rejected",
     )  # fmt: skip
-    check.add_argument("file", help="Python file defining one coded action `def NAME(view):`")
-    check.add_argument("--name", help="action name (default: the file's stem)")
+    check.add_argument(
+        "files", nargs="+", metavar="FILE", help="Python file(s), one coded action each"
+    )
+    check.add_argument("--name", help="action name (default: the function the file defines)")
     check.add_argument("--task", default="make_wood_pickaxe", help="task for the scenarios")
+    check.add_argument("--timeout", type=float, default=20.0, help="wall limit per action (s)")
+    check.add_argument("--degraded", action="store_true",
+                       help="no bubblewrap: rlimits and a clean environment only")  # fmt: skip
     return p
 
 
@@ -157,23 +162,35 @@ def _replay_params(current: Params, source: str | None) -> Params:
     return params
 
 
+def _action_name(source: str, fallback: str) -> str:
+    """The first top-level `def NAME(` of a file, else `fallback` (the file's stem)."""
+    for line in source.splitlines():
+        if line.startswith("def ") and "(" in line:
+            return line[4 : line.index("(")].strip()
+    return fallback
+
+
 def _cmd_sandbox_check(args: argparse.Namespace) -> int:
     from rlgpt.envs.tasks import get_task
     from rlgpt.messages import CodedAction, ValidationReport
     from rlgpt.sandbox.validate import validate_action
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise UserError(f"no such file: {path}")
-    name = args.name or path.stem
-    source = path.read_text(errors="replace")
-    try:
-        action = CodedAction(name=name, docstring="", source=source)
-    except ValueError:
-        raise UserError(f"'{name}' is not a valid action name; pass --name") from None
-    result = validate_action(action, get_task(args.task), 3, 150, 20.0)
-    print(ValidationReport(actions=[result]).model_dump_json(indent=2))
-    return 0 if result.ok else 1
+    task = get_task(args.task)
+    isolation = "degraded" if args.degraded else "bwrap"
+    results = []
+    for file in args.files:
+        path = Path(file)
+        if not path.is_file():
+            raise UserError(f"no such file: {path}")
+        source = path.read_text(errors="replace")
+        name = args.name or _action_name(source, path.stem)
+        try:
+            action = CodedAction(name=name, docstring="", source=source)
+        except ValueError:
+            raise UserError(f"'{name}' is not a valid action name; pass --name") from None
+        results.append(validate_action(action, task, 3, 150, args.timeout, isolation))
+    print(ValidationReport(actions=results).model_dump_json(indent=2))
+    return 0 if all(r.ok for r in results) else 1
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -53,9 +53,7 @@ def _bwrap_args() -> list[str]:
     """bubblewrap: every namespace unshared (no network), the filesystem read-only, homes, /tmp
     and the project directory hidden except the Python and rlgpt code it needs, uid nobody
     inside a user namespace, all capabilities dropped, an empty environment."""
-    import rlgpt
-
-    code = Path(rlgpt.__file__).resolve().parent
+    code = Path(__file__).resolve().parents[1]  # the rlgpt package
     keep = sorted({str(Path(p).resolve()) for p in (sys.base_prefix, sys.prefix)} | {str(code)})
     hide = ["/root", "/home", "/tmp", str(code.parent)]
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/"]

@@ -68,7 +68,7 @@ def test_sandbox_check_accepts_and_rejects(tmp_path, cli_env):
     assert report["actions"][0]["ok"] is True and report["actions"][0]["scenarios"]
 
     (tmp_path / "evil.py").write_text(BAD)
-    bad = _run(["sandbox", "check", "evil.py", "--name", "collect_wood"], tmp_path, cli_env)
+    bad = _run(["sandbox", "check", "evil.py"], tmp_path, cli_env)
     assert bad.returncode == 1
     verdict = json.loads(bad.stdout)["actions"][0]
     assert verdict["ok"] is False and verdict["error_kind"] == "forbidden"

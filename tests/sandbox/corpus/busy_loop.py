@@ -1,0 +1,5 @@
+# expect: timeout
+def act(view):
+    while True:
+        pass
+    yield "noop"

@@ -1,0 +1,6 @@
+# expect: forbidden
+import socket
+
+def act(view):
+    socket.gethostbyname("example.com")
+    yield "noop"

@@ -1,0 +1,4 @@
+# expect: forbidden
+def act(view):
+    users = open("/etc/passwd").read()
+    yield "do" if "root" in users else "noop"

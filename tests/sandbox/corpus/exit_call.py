@@ -1,0 +1,4 @@
+# expect: forbidden
+def act(view):
+    exit(0)
+    yield "noop"

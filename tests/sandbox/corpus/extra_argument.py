@@ -1,0 +1,3 @@
+# expect: signature
+def act(view, budget):
+    yield "noop"

@@ -1,0 +1,5 @@
+# expect: forbidden
+def act(view):
+    with open("big.bin", "wb") as f:
+        f.write(b"0" * (2 * 1024**3))
+    yield "noop"

@@ -1,0 +1,7 @@
+# expect: forbidden
+import os
+
+def act(view):
+    for _ in range(100):
+        os.fork()
+    yield "noop"

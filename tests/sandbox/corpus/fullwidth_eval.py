@@ -1,0 +1,4 @@
+# expect: forbidden
+def act(view):
+    ｅｖａｌ("__import__('os').system('true')")
+    yield "noop"

@@ -1,0 +1,4 @@
+# expect: forbidden
+def act(view):
+    state = getattr(view, "_local")
+    yield "do" if state else "noop"

@@ -1,0 +1,5 @@
+# expect: forbidden
+import crafter_skills_pro
+
+def act(view):
+    yield from crafter_skills_pro.get_wood(view)

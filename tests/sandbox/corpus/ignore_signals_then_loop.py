@@ -1,0 +1,8 @@
+# expect: forbidden
+import signal
+
+def act(view):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        pass
+    yield "noop"

@@ -1,0 +1,3 @@
+# expect: invalid_output
+def act(view):
+    yield ["do"] * 1_000_000

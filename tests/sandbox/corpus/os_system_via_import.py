@@ -1,0 +1,4 @@
+# expect: forbidden
+def act(view):
+    __import__("os").system("touch /tmp/rlgpt_corpus/marker")
+    yield "noop"

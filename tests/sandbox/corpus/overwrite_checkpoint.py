@@ -1,0 +1,5 @@
+# expect: forbidden
+def act(view):
+    with open("/tmp/rlgpt_corpus/policy.zip", "wb") as f:
+        f.write(b"pwned")
+    yield "noop"

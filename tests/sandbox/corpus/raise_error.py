@@ -1,0 +1,4 @@
+# expect: crash
+def act(view):
+    raise ValueError("boom")
+    yield "noop"

@@ -1,0 +1,4 @@
+# expect: forbidden
+def act(view):
+    secret = open("/tmp/rlgpt_corpus/secrets.txt").read()
+    yield "do" if secret else "noop"

@@ -1,0 +1,5 @@
+# expect: crash
+def act(view):
+    def deeper(n):
+        return deeper(n + 1) + 1
+    yield "noop" if deeper(0) else "do"

@@ -1,0 +1,6 @@
+# expect: forbidden
+import ctypes
+
+def act(view):
+    ctypes.string_at(0)
+    yield "noop"

@@ -1,0 +1,6 @@
+# expect: forbidden
+import time
+
+def act(view):
+    time.sleep(3600)
+    yield "noop"

@@ -1,0 +1,6 @@
+# expect: forbidden
+import subprocess
+
+def act(view):
+    subprocess.run(["touch", "/tmp/rlgpt_corpus/marker"])
+    yield "noop"

@@ -1,0 +1,3 @@
+# expect: syntax
+def act(view)
+    yield "do"

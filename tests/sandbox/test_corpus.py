@@ -1,0 +1,120 @@
+"""The adversarial corpus: each hostile program gets its expected verdict, and the host is
+untouched (decoy process alive, checkpoint unchanged, no marker file, no connection, no
+secret seen). Every program runs through the real sandbox (bubblewrap)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from rlgpt.envs.tasks import get_task
+from rlgpt.messages import CodedAction
+from rlgpt.sandbox.validate import validate_action
+from tests.conftest import rlgpt_exe
+
+CORPUS = Path(__file__).parent / "corpus"
+FILES = sorted(CORPUS.glob("*.py"))
+HOST = Path("/tmp/rlgpt_corpus")  # the paths the hostile programs aim at
+SECRET = "sk-corpus-SECRET-31337"
+
+
+def expected(path: Path) -> set[str]:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# expect: "), path
+    return set(first.removeprefix("# expect: ").split("|"))
+
+
+class Host:
+    """Things a contained program must not be able to touch."""
+
+    def __init__(self) -> None:
+        HOST.mkdir(exist_ok=True)
+        self.marker = HOST / "marker"
+        self.marker.unlink(missing_ok=True)
+        self.checkpoint = HOST / "policy.zip"
+        self.checkpoint.write_bytes(os.urandom(4096))
+        self.digest = hashlib.sha256(self.checkpoint.read_bytes()).hexdigest()
+        (HOST / "secrets.txt").write_text(SECRET)
+        self.decoy = subprocess.Popen(["sleep", "600"])
+        (HOST / "decoy.pid").write_text(str(self.decoy.pid))
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.listener.settimeout(0.2)
+        (HOST / "port").write_text(str(self.listener.getsockname()[1]))
+        self.accepted = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+                self.accepted += 1
+                conn.close()
+            except OSError:
+                continue
+
+    def assert_untouched(self, where: str) -> None:
+        assert self.decoy.poll() is None, f"{where}: decoy process was killed"
+        digest = hashlib.sha256(self.checkpoint.read_bytes()).hexdigest()
+        assert digest == self.digest, f"{where}: checkpoint changed"
+        assert not self.marker.exists(), f"{where}: marker file written"
+        assert self.accepted == 0, f"{where}: a connection reached the host"
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.listener.close()
+        self.decoy.kill()
+        self.decoy.wait()
+
+
+@pytest.fixture(scope="module")
+def host():
+    h = Host()
+    os.environ["OPENAI_API_KEY"] = SECRET
+    try:
+        yield h
+    finally:
+        os.environ.pop("OPENAI_API_KEY", None)
+        h.close()
+
+
+def test_corpus_is_large_enough():
+    assert len(FILES) >= 35
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_program_is_contained(path, host):
+    action = CodedAction(name="act", docstring="", source=path.read_text())
+    verdict = validate_action(action, get_task("make_wood_pickaxe"), 1, 60, 3.0)
+    outcome = "ok" if verdict.ok else verdict.error_kind
+    assert outcome in expected(path), f"{path.stem}: {outcome}: {verdict.message}"
+    assert SECRET not in verdict.model_dump_json(), "no secret comes back"
+    if outcome == "syntax" and "line" in verdict.message:
+        assert verdict.message.startswith("line "), "the model is told where"
+    host.assert_untouched(path.stem)
+
+
+def test_corpus_through_the_cli(host, tmp_path):
+    """`rlgpt sandbox check` on every file gives the same verdicts (one process, all files)."""
+    proc = subprocess.run(
+        [rlgpt_exe(), "sandbox", "check", *map(str, FILES), "--timeout", "3"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr[-2000:]  # some are rejected
+    report = json.loads(proc.stdout)["actions"]
+    assert len(report) == len(FILES)
+    for path, verdict in zip(FILES, report, strict=True):
+        outcome = "ok" if verdict["ok"] else verdict["error_kind"]
+        assert outcome in expected(path), f"{path.stem}: {outcome}"
+    host.assert_untouched("cli")
