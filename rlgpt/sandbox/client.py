@@ -127,6 +127,7 @@ class MacroWorker:
         os.close(req_r)
         os.close(rep_w)
         self._buf = b""
+        self._sent: dict[str, Any] = {}
         reply = self._call(
             {
                 "op": "load",
@@ -181,13 +182,21 @@ class MacroWorker:
             raise MacroError("invalid_output", f"unknown action {str(action)[:40]!r}")
         return str(action)
 
+    def _delta(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Leave out what the worker's view already holds (inventory, achievements, facing)."""
+        out = {"local": state["local"]}
+        for key in ("inventory", "achievements", "facing"):
+            if key in state and self._sent.get(key) != state[key]:
+                out[key] = self._sent[key] = state[key]
+        return out
+
     def start(self, name: str, state: dict[str, Any]) -> str | None:
         """Start coded action `name`; its first primitive action, or None if it finished."""
-        return self._advance({"op": "start", "name": name, "state": state})
+        return self._advance({"op": "start", "name": name, "state": self._delta(state)})
 
     def next(self, state: dict[str, Any]) -> str | None:
         """The next primitive action of the running coded action, or None when done."""
-        return self._advance({"op": "next", "state": state})
+        return self._advance({"op": "next", "state": self._delta(state)})
 
     @property
     def alive(self) -> bool:

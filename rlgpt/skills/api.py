@@ -12,6 +12,7 @@ player to face it.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Generator, Iterable
 from typing import Any
@@ -32,7 +33,9 @@ class ObsView:
 
     def __init__(self, names: Iterable[str]) -> None:
         self._names = tuple(names)
-        self._local: list[list[int]] = [[0]]
+        self._ids = {n: i for i, n in enumerate(self._names)}
+        self._flat: bytes | list[int] = bytes(1)
+        self._side = 1
         self._radius = 0
         self._inventory: dict[str, int] = {}
         self._achievements: dict[str, int] = {}
@@ -40,12 +43,23 @@ class ObsView:
         self.steps = 0
 
     def update(self, state: dict[str, Any]) -> None:
-        """Called by the runtime (not by coded actions) with the latest game state."""
-        self._local = state["local"]
-        self._radius = len(self._local) // 2
-        self._inventory = dict(state["inventory"])
-        self._achievements = dict(state["achievements"])
-        self._facing = (int(state["facing"][0]), int(state["facing"][1]))
+        """Called by the runtime (not by coded actions) with the latest game state. `local` is
+        a hex string of the (2r+1)^2 semantic ids (x-major) or a list of columns; inventory,
+        achievements and facing may be left out when unchanged."""
+        local = state["local"]
+        if isinstance(local, str):
+            self._flat = bytes.fromhex(local)
+            self._side = math.isqrt(len(self._flat))
+        else:
+            self._flat = [int(v) for col in local for v in col]
+            self._side = len(local)
+        self._radius = self._side // 2
+        if "inventory" in state:
+            self._inventory = dict(state["inventory"])
+        if "achievements" in state:
+            self._achievements = dict(state["achievements"])
+        if "facing" in state:
+            self._facing = (int(state["facing"][0]), int(state["facing"][1]))
         self.steps += 1
 
     @property
@@ -76,7 +90,7 @@ class ObsView:
         r = self._radius
         if abs(dx) > r or abs(dy) > r:
             return "none"
-        return self._names[self._local[dx + r][dy + r]]
+        return self._names[self._flat[(dx + r) * self._side + dy + r]]
 
     @property
     def facing_name(self) -> str:
@@ -85,13 +99,8 @@ class ObsView:
 
     def cells(self, name: str) -> list[tuple[int, int]]:
         """All (dx, dy) where `name` is visible, nearest (Manhattan) first."""
-        r = self._radius
-        found = [
-            (x - r, y - r)
-            for x, col in enumerate(self._local)
-            for y, v in enumerate(col)
-            if self._names[v] == name
-        ]
+        want, side, r = self._ids.get(name, -1), self._side, self._radius
+        found = [(i // side - r, i % side - r) for i, v in enumerate(self._flat) if v == want]
         return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
 
     def nearest(self, name: str) -> tuple[int, int] | None:

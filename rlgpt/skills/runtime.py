@@ -31,7 +31,7 @@ class MacroRunner(Protocol):
 def view_state(env: CrafterEnv, info: dict[str, Any]) -> dict[str, Any]:
     """The read-only state a coded action sees: local map, inventory, achievements, facing."""
     return {
-        "local": env.local_window().tolist(),
+        "local": env.local_window().tobytes().hex(),
         "inventory": info["inventory"],
         "achievements": info["achievements"],
         "facing": info["facing"],

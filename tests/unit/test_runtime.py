@@ -74,8 +74,8 @@ def test_view_state_is_the_local_window():
     env = CrafterEnv(get_task("collect_wood"), view_radius=2)
     _, info = env.reset(seed=1)
     state = view_state(env, info)
-    assert state["local"] == env.local_window().tolist()
-    assert len(state["local"]) == 5 and all(len(col) == 5 for col in state["local"])
+    assert bytes.fromhex(state["local"]) == env.local_window().tobytes()
+    assert len(bytes.fromhex(state["local"])) == 25
     assert state["inventory"] == info["inventory"]
     assert state["facing"] == info["facing"]
 

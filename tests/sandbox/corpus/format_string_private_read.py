@@ -1,3 +1,3 @@
 # expect: invalid_output
 def act(view):
-    yield "{0._local}".format(view)
+    yield "{0._flat}".format(view)

@@ -1,0 +1,143 @@
+"""Sandbox overhead: validation latency, worker round trips, and PPO samples/s with coded
+actions in the sandboxed worker (bubblewrap, and degraded) vs run in-process.
+
+The in-process baseline exists only here, to measure the price of the process boundary: it
+runs the reference skills (trusted code) through the worker's own logic without a process.
+Everything is measured in this one run. Ends with one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from rlgpt.config import Params
+from rlgpt.envs.crafter_env import CrafterEnv
+from rlgpt.envs.recipes import actions, semantic_names
+from rlgpt.envs.tasks import get_task
+from rlgpt.llm.offline import write_action
+from rlgpt.messages import RewardTerm, RLConfig
+from rlgpt.rl.envs import SlimInfo
+from rlgpt.rl.rewards import AchievementReward
+from rlgpt.rl.train import PrimitiveBudget, train
+from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.validate import validate_action
+from rlgpt.sandbox.worker import _Worker
+from rlgpt.skills.runtime import MacroActionWrapper, view_state
+
+NAMES = ["collect_wood", "place_table", "make_wood_pickaxe"]
+
+
+class InProcess:
+    """The worker's logic without the process (benchmark baseline only)."""
+
+    def __init__(self, coded: list[Any]) -> None:
+        self.w = _Worker()
+        self.w.load({"names": list(semantic_names()), "primitives": actions(),
+                     "actions": {c.name: c.source for c in coded}})  # fmt: skip
+
+    def _reply(self, msg: dict[str, Any]) -> str | None:
+        out = self.w.advance(msg)
+        return None if out.get("done") else out["action"]
+
+    def start(self, name: str, state: dict[str, Any]) -> str | None:
+        return self._reply({"op": "start", "name": name, "state": state})
+
+    def next(self, state: dict[str, Any]) -> str | None:
+        return self._reply({"op": "next", "state": state})
+
+
+def _ppo_in_process(params: Params, cfg: RLConfig, coded: list[Any], seed: int) -> float:
+    task = get_task("make_wood_pickaxe")
+    torch.set_num_threads(params.train.torch_threads)
+
+    def make(rank: int) -> Any:
+        def build() -> Any:
+            base = CrafterEnv(task, "symbolic", params.train.view_radius, seed * 1000 + rank)
+            shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
+            budget, penalty = params.train.macro_step_budget, cfg.no_effect_penalty
+            env = MacroActionWrapper(shaped, NAMES, InProcess(coded), budget, penalty)
+            return SlimInfo(env)
+
+        return build
+
+    venv = DummyVecEnv([make(i) for i in range(params.train.n_envs)])
+    p = cfg.ppo
+    model = PPO("MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
+                batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
+                policy_kwargs={"net_arch": list(p.net_arch)}, seed=seed, device="cpu")  # fmt: skip
+    budget = PrimitiveBudget(cfg.sample_budget, show=False)
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=10**9, callback=budget)
+    return budget.samples / (time.perf_counter() - t0)
+
+
+def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
+    env = CrafterEnv(get_task("make_wood_pickaxe"))
+    _, info = env.reset(seed=0)
+    state = view_state(env, info)
+    worker = MacroWorker([c for c in coded if c.name == "place_table"], isolation=isolation)
+    try:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            worker.start("place_table", state)  # no wood: returns at once, one round trip
+        return (time.perf_counter() - t0) / n * 1e6
+    finally:
+        worker.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", type=int, default=20_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=2, help="alternating rounds; best of each")
+    args = ap.parse_args()
+    params = Params()
+    coded = [write_action(n, params.train.macro_step_budget) for n in NAMES]
+    cfg = RLConfig(macro_actions=NAMES, ppo=params.train.ppo, sample_budget=args.samples,
+                   reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
+    task = get_task("make_wood_pickaxe")
+
+    t0 = time.perf_counter()
+    for c in coded:
+        validate_action(c, task, 3, 150, 20.0)
+    validation_s = (time.perf_counter() - t0) / len(coded)
+    rt_bwrap, rt_degraded = _round_trip_us(coded, "bwrap"), _round_trip_us(coded, "degraded")
+
+    rates: dict[str, float] = {"in_process": 0.0, "bwrap": 0.0, "degraded": 0.0}
+    for rnd in range(args.rounds):  # alternate the order; keep each one's best (noisy machine)
+        order = ["in_process", "bwrap", "degraded"]
+        for kind in order if rnd % 2 == 0 else order[::-1]:
+            if kind == "in_process":
+                rate = _ppo_in_process(params, cfg, coded, args.seed)
+            else:
+                with tempfile.TemporaryDirectory() as out:
+                    r = train(task, cfg, coded, params.train, args.seed, Path(out), False, kind)
+                rate = r.samples_per_s
+            rates[kind] = max(rates[kind], rate)
+    cost = 1 - rates["bwrap"] / rates["in_process"]
+    print(f"validation: {validation_s:.2f} s per action (gate + 3 scenarios, bubblewrap)")
+    print(f"round trip: {rt_bwrap:.0f} us (bubblewrap), {rt_degraded:.0f} us (degraded)")
+    for k, v in rates.items():
+        print(f"PPO {k:>10}: {v:7.0f} samples/s")
+    print(f"sandboxed worker costs {100 * cost:.1f}% of PPO samples/s")
+    print(json.dumps({
+        "validation_s_per_action": round(validation_s, 3),
+        "round_trip_us_bwrap": round(rt_bwrap, 1), "round_trip_us_degraded": round(rt_degraded, 1),
+        "ppo_samples_per_s_in_process": round(rates["in_process"], 1),
+        "ppo_samples_per_s_bwrap": round(rates["bwrap"], 1),
+        "ppo_samples_per_s_degraded": round(rates["degraded"], 1),
+        "worker_cost_fraction": round(cost, 4),
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
