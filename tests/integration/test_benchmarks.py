@@ -29,3 +29,10 @@ def test_ppo_throughput_reports_rates_ratio_and_memory():
     )
     assert set(out) == {"baseline_samples_per_s", "rlgpt_samples_per_s", "ratio", "peak_rss_mib"}
     assert out["peak_rss_mib"] > 50 and out["rlgpt_samples_per_s"] > 0
+
+
+def test_sandbox_overhead_reports_latency_and_rates():
+    out = _last_json(["benchmarks/sandbox_overhead.py", "--samples", "600", "--rounds", "1"])
+    assert out["round_trip_us_bwrap"] > 0 and out["validation_s_per_action"] > 0
+    for key in ("in_process", "bwrap", "degraded"):
+        assert out[f"ppo_samples_per_s_{key}"] > 0
