@@ -91,6 +91,9 @@ class TrainParams(_Section):
         default="cpu", description="torch device of the policy; a GPU helps image policies only."
     )
     view_radius: int = Field(default=4, ge=1, le=16, description="Symbolic view half-width.")
+    checkpoint_every: int = Field(
+        default=20_000, ge=0, description="Samples between training checkpoints (0: none)."
+    )
 
 
 class EvalParams(_Section):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -28,21 +31,34 @@ class TrainResult(BaseModel):
     decisions: int
     wall_s: float
     samples_per_s: float
+    resumed_from: int = 0
 
 
 class PrimitiveBudget(BaseCallback):
-    """Counts primitive env steps (macro steps included) and stops at the budget; shows progress."""
+    """Counts primitive env steps (macro steps included) and stops at the budget; shows
+    progress; every `every` samples calls `on_checkpoint(samples)`."""
 
-    def __init__(self, budget: int, show: bool) -> None:
+    def __init__(
+        self, budget: int, show: bool, start: int = 0, every: int = 0,
+        on_checkpoint: Callable[[int], None] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
         self.budget = budget
-        self.samples = 0
-        self.bar = tqdm(total=budget, unit="step", desc="train", disable=not show, leave=False)
+        self.samples = start
+        self.every = every
+        self.on_checkpoint = on_checkpoint
+        self._next = start + every if every else None
+        self.bar = tqdm(total=budget, initial=start, unit="step", desc="train", disable=not show,
+                        leave=False)  # fmt: skip
 
     def _on_step(self) -> bool:
         n = sum(int(i.get("primitive_steps", 1)) for i in self.locals["infos"])
         self.samples += n
         self.bar.update(n)
+        if self._next is not None and self.samples >= self._next < self.budget:
+            if self.on_checkpoint is not None:
+                self.on_checkpoint(self.samples)
+            self._next += self.every
         return self.samples < self.budget
 
     def _on_training_end(self) -> None:
@@ -56,11 +72,62 @@ def save_atomic(model: PPO, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def run_key(task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int) -> str:
+    """What a checkpoint belongs to: resuming under another config would be wrong."""
+    parts = [task.content_hash(), cfg.content_hash(), *[c.content_hash() for c in coded]]
+    return hashlib.sha256(f"{parts}:{seed}".encode()).hexdigest()
+
+
+class Checkpoints:
+    """out_dir/checkpoint.zip (model and optimizer, via SB3) and checkpoint.json (samples, key),
+    each written to a temp file and renamed; the JSON, written last, says the pair is whole."""
+
+    def __init__(self, out_dir: Path, key: str) -> None:
+        self.zip, self.meta, self.key = out_dir / "checkpoint.zip", out_dir / "checkpoint.json", key
+
+    def save(self, model: PPO, samples: int) -> None:
+        save_atomic(model, self.zip)
+        tmp = self.meta.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"key": self.key, "samples": samples,
+                                   "num_timesteps": int(model.num_timesteps)}))  # fmt: skip
+        os.replace(tmp, self.meta)
+        log.info("checkpoint at %d samples", samples)
+
+    def resumable(self) -> int | None:
+        """Samples of a complete checkpoint of this very run, or None."""
+        if not (self.meta.is_file() and self.zip.is_file()):
+            return None
+        meta = json.loads(self.meta.read_text())
+        return int(meta["samples"]) if meta.get("key") == self.key else None
+
+
+def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str) -> PPO:
+    ppo = cfg.ppo
+    return PPO(
+        "CnnPolicy" if cfg.observation == "image" else "MlpPolicy",
+        venv,
+        learning_rate=ppo.learning_rate,
+        n_steps=ppo.n_steps,
+        batch_size=ppo.batch_size,
+        n_epochs=ppo.n_epochs,
+        gamma=ppo.gamma,
+        gae_lambda=ppo.gae_lambda,
+        ent_coef=ppo.ent_coef,
+        clip_range=ppo.clip_range,
+        policy_kwargs={"net_arch": list(ppo.net_arch)},
+        seed=seed,
+        device=device,
+        verbose=0,
+    )
+
+
 def train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
     out_dir: Path, show_progress: bool = True, isolation: str = "bwrap",
 ) -> TrainResult:  # fmt: skip
-    """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip."""
+    """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. Checkpoints
+    every `params.checkpoint_every` samples; a rerun of the same training resumes from the last
+    complete checkpoint (model, optimizer, num_timesteps, samples)."""
     torch.set_num_threads(params.torch_threads)
     out_dir.mkdir(parents=True, exist_ok=True)
     workers: list[MacroWorker] = []
@@ -69,27 +136,20 @@ def train(
         workers, isolation,
     )  # fmt: skip
     venv = DummyVecEnv(factories)
+    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed))
     try:
-        ppo = cfg.ppo
-        model = PPO(
-            "CnnPolicy" if cfg.observation == "image" else "MlpPolicy",
-            venv,
-            learning_rate=ppo.learning_rate,
-            n_steps=ppo.n_steps,
-            batch_size=ppo.batch_size,
-            n_epochs=ppo.n_epochs,
-            gamma=ppo.gamma,
-            gae_lambda=ppo.gae_lambda,
-            ent_coef=ppo.ent_coef,
-            clip_range=ppo.clip_range,
-            policy_kwargs={"net_arch": list(ppo.net_arch)},
-            seed=seed,
-            device=params.device,
-            verbose=0,
-        )
-        budget = PrimitiveBudget(cfg.sample_budget, show_progress)
+        start = ckpt.resumable() or 0
+        if start:
+            log.warning("resuming training from its checkpoint at %d samples", start)
+            model = PPO.load(ckpt.zip, env=venv, device=params.device)
+        else:
+            model = _new_model(cfg, venv, seed, params.device)
+        budget = PrimitiveBudget(
+            cfg.sample_budget, show_progress, start, params.checkpoint_every,
+            lambda samples: ckpt.save(model, samples),
+        )  # fmt: skip
         t0 = time.perf_counter()
-        model.learn(total_timesteps=10**9, callback=budget)
+        model.learn(total_timesteps=10**9, callback=budget, reset_num_timesteps=not start)
         wall = time.perf_counter() - t0
         path = out_dir / "policy.zip"
         save_atomic(model, path)
@@ -97,10 +157,12 @@ def train(
         venv.close()
         for w in workers:
             w.close()
+    done = budget.samples - start
     return TrainResult(
         checkpoint=str(path),
         samples=budget.samples,
         decisions=int(model.num_timesteps),
         wall_s=wall,
-        samples_per_s=budget.samples / max(wall, 1e-9),
+        samples_per_s=done / max(wall, 1e-9),
+        resumed_from=start,
     )

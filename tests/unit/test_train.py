@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from stable_baselines3 import PPO
@@ -43,3 +44,29 @@ def test_primitive_budget_counts_macro_steps_and_stops():
     assert cb.samples == 99
     assert step({"primitive_steps": 1}) is False
     assert cb.samples == 100
+
+
+def test_training_checkpoints_and_resumes_where_it_stopped(tmp_path):
+    from rlgpt.config import TrainParams
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.offline import write_action
+    from rlgpt.messages import PPOConfig, RewardTerm, RLConfig
+    from rlgpt.rl.train import train
+
+    task = get_task("collect_wood")
+    coded = [write_action("collect_wood", 40)]
+    cfg = RLConfig(macro_actions=["collect_wood"], sample_budget=900,
+                   reward_terms=[RewardTerm(achievement="collect_wood", weight=1.0)],
+                   ppo=PPOConfig(n_steps=32, batch_size=32, n_epochs=1))  # fmt: skip
+    params = TrainParams(n_envs=1, torch_threads=1, checkpoint_every=300)
+    first = train(task, cfg, coded, params, 0, tmp_path, show_progress=False)
+    meta = json.loads((tmp_path / "checkpoint.json").read_text())
+    assert first.resumed_from == 0 and 300 <= meta["samples"] < 900
+    assert (tmp_path / "checkpoint.zip").is_file()
+    # a rerun of the same training (a retry after a crash) continues from the checkpoint
+    again = train(task, cfg, coded, params, 0, tmp_path, show_progress=False)
+    assert again.resumed_from == meta["samples"] and again.samples >= 900
+    assert again.decisions > meta["num_timesteps"]
+    # another seed is another training: no resume
+    other = train(task, cfg, coded, params, 1, tmp_path, show_progress=False)
+    assert other.resumed_from == 0
