@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from rlgpt.config import Params
 from rlgpt.errors import RLGPTError, UserError
+from rlgpt.lineage.context import RunContext
 
 _OFFLINE_ENV = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
@@ -55,6 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true", help="overwrite an existing run directory")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("--metrics-out", help="also write the summary's metrics here (for DVC)")
+    res = sub.add_parser("resume", help="continue an interrupted or failed run where it stopped")
+    res.add_argument("run_id", help="the run directory name under --runs-dir")
+    res.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
+    res.add_argument("--quiet", action="store_true", help="no progress bars")
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
@@ -121,17 +126,42 @@ def _cmd_run(args: argparse.Namespace) -> int:
         shutil.rmtree(root)
     root.mkdir(parents=True)
     (root / "params.yaml").write_text(json.dumps(params.model_dump(mode="json"), indent=2))
+    return _launch(ctx, args.metrics_out)
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.lineage.context import RunContext
+
+    root = Path(args.runs_dir) / args.run_id
+    if not (root / "params.yaml").is_file():
+        raise UserError(f"no run '{args.run_id}' under {args.runs_dir}/ (no params.yaml)")
+    params = Params.model_validate_json((root / "params.yaml").read_text())
+    params.run.runs_dir = args.runs_dir
+    ctx = RunContext(
+        run_id=args.run_id, params=params, task=get_task(params.run.task),
+        show_progress=not args.quiet, resume=True,
+    )  # fmt: skip
+    return _launch(ctx, None)
+
+
+def _launch(ctx: RunContext, metrics_out: str | None) -> int:
+    """Run (or resume) the flow; completed stages come from Prefect's persisted results."""
+    root, params = ctx.layout.root, ctx.params
+    os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str((root / ".prefect-results").resolve())
     _offline_env()
     from flows.rlgpt_flow import rlgpt_run
 
     llm = params.llm
     where = f" at {llm.base_url}" if llm.backend == "openai" and llm.base_url else ""
-    print(f"rlgpt: run {run_id}: task {task.name} ({task.description}), llm {llm.backend}{where}")
+    verb = "resume" if ctx.resume else "run"
+    print(f"rlgpt: {verb} {ctx.run_id}: task {ctx.task.name} ({ctx.task.description}), "
+          f"llm {llm.backend}{where}")  # fmt: skip
     summary = rlgpt_run(ctx)
-    if args.metrics_out:
+    if metrics_out:
         from rlgpt.lineage.layout import write_json
 
-        write_json(Path(args.metrics_out), {
+        write_json(Path(metrics_out), {
             "final_success_rate": summary.final_success_rate,
             "iterations": len(summary.iterations),
             "samples": sum(i.samples for i in summary.iterations),
@@ -140,12 +170,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
           f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip
     print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
-    print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{run_id}' "
+    print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{ctx.run_id}' "
           f"(mlflow ui --backend-store-uri {uri})")  # fmt: skip
-    print(
-        "dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
-        "pinned in dvc.lock"
-    )
+    print("dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
+          "pinned in dvc.lock")  # fmt: skip
     return 0
 
 
@@ -201,6 +229,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = _cmd_tasks()
         elif args.command == "run":
             code = _cmd_run(args)
+        elif args.command == "resume":
+            code = _cmd_resume(args)
         else:
             code = _cmd_sandbox_check(args)
     except UserError as exc:

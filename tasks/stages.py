@@ -12,7 +12,6 @@ from typing import Any
 from prefect import task
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
-from rlgpt.errors import RLGPTError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
 from rlgpt.lineage.summary import IterationSummary, RunSummary
@@ -31,6 +30,7 @@ from rlgpt.rl.evaluate import evaluate as run_evaluation
 from rlgpt.rl.train import TrainResult
 from rlgpt.rl.train import train as run_training
 from rlgpt.sandbox.validate import validate_all
+from tasks.caching import begin, finish, stage
 
 
 def _agent_args(ctx: RunContext, k: int) -> tuple[LLM, Path]:
@@ -42,42 +42,34 @@ def _agent_kwargs(ctx: RunContext) -> dict[str, Any]:
     return {"format_retries": p.format_retries, "run_root": ctx.layout.root, "llm_params": p}
 
 
-def _retry_transient(task: Any, task_run: Any, state: Any) -> bool:
-    """Prefect retries a stage only for errors that may pass; LLM transients are already retried
-    with backoff inside the backend, and bad input, budget or format errors never pass."""
-    try:
-        state.result()
-    except RLGPTError:
-        return False
-    except Exception:  # noqa: BLE001 - anything else may be transient (a crashed worker)
-        return True
-    return False
-
-
-@task(name="decompose", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("decompose", retries=2)
 def decompose(
     ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None
 ) -> Decomposition:
+    key = begin(ctx, "decompose", k=k, previous=previous, critique=critique)
     slow = SlowAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     dec = slow.decompose(ctx.task, previous, critique)
-    write_model(ctx.layout.file(k, "decomposition.json"), dec)
+    finish(ctx, "decompose", key, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
     return dec
 
 
-def _save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> None:
+def _save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> list[Path]:
     out = ctx.layout.actions_dir(k)
     out.mkdir(parents=True, exist_ok=True)
+    files = []
     for c in coded:
         (out / f"{c.name}.py").write_text(c.source)
-        write_model(out / f"{c.name}.json", c)
+        files += [out / f"{c.name}.py", write_model(out / f"{c.name}.json", c)]
+    return files
 
 
-@task(name="generate_code", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("generate_code", retries=2)
 def generate_code(
     ctx: RunContext, k: int, dec: Decomposition, feedback: dict[str, str],
     previous: list[CodedAction],
 ) -> list[CodedAction]:  # fmt: skip
     """Fast agent: code each 'code' sub-action (reusing earlier code the critic did not fault)."""
+    key = begin(ctx, "generate_code", k=k, dec=dec, feedback=feedback, previous=previous)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     old = {c.name: c for c in previous}
     coded = []
@@ -87,81 +79,88 @@ def generate_code(
         if sub.name in old and sub.name not in feedback:
             coded.append(old[sub.name])
         else:
-            budget = (
-                old[sub.name].step_budget if sub.name in old else ctx.params.train.macro_step_budget
-            )
+            default = ctx.params.train.macro_step_budget
+            budget = old[sub.name].step_budget if sub.name in old else default
             coded.append(fast.write_action(ctx.task, sub, budget, feedback))
-    _save_actions(ctx, k, coded)
+    finish(ctx, "generate_code", key, _save_actions(ctx, k, coded))
     return coded
 
 
-@task(name="validate", retries=1, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("validate", retries=1)
 def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
+    key = begin(ctx, "validate", k=k, coded=coded)
     sb = ctx.params.sandbox
     report = validate_all(
         coded, ctx.task, sb.scenarios, sb.scenario_steps, sb.timeout_s, sb.isolation
     )
-    write_model(ctx.layout.file(k, "validation.json"), report)
+    finish(ctx, "validate", key, [write_model(ctx.layout.file(k, "validation.json"), report)])
     return report
 
 
-@task(name="repair", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("repair", retries=2)
 def repair(
     ctx: RunContext, k: int, coded: list[CodedAction], report: ValidationReport
 ) -> list[CodedAction]:
+    key = begin(ctx, "repair", k=k, coded=coded, report=report)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     failed = {v.name: v for v in report.failed()}
     fixed = [fast.repair(c, failed[c.name]) if c.name in failed else c for c in coded]
-    _save_actions(ctx, k, fixed)
+    finish(ctx, "repair", key, _save_actions(ctx, k, fixed))
     return fixed
 
 
-@task(name="configure_rl", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("configure_rl", retries=2)
 def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) -> RLConfig:
+    key = begin(ctx, "configure_rl", k=k, dec=dec, valid=valid)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     tp = ctx.params.train
     cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget)
-    write_model(ctx.layout.file(k, "rl_config.json"), cfg)
+    finish(ctx, "configure_rl", key, [write_model(ctx.layout.file(k, "rl_config.json"), cfg)])
     return cfg
 
 
-@task(name="train", retries=1, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("train", retries=1)
 def train(ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction]) -> TrainResult:
+    key = begin(ctx, "train", k=k, cfg=cfg, coded=coded)
     seed = ctx.params.run.seed + k
     out = ctx.layout.train_dir(k)
     result = run_training(
         ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
         ctx.params.sandbox.isolation,
     )  # fmt: skip
-    write_model(out / "train.json", result)
+    files = [Path(result.checkpoint), write_model(out / "train.json", result)]
+    finish(ctx, "train", key, files)
     return result
 
 
-@task(name="evaluate", retries=1, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("evaluate", retries=1)
 def evaluate(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
     trained: TrainResult,
 ) -> EvalReport:  # fmt: skip
+    key = begin(ctx, "evaluate", k=k, dec=dec, cfg=cfg, coded=coded, trained=trained)
     report, table = run_evaluation(
         Path(trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
         ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
         ctx.params.sandbox.isolation,
     )  # fmt: skip
-    table.to_parquet(ctx.layout.file(k, "episodes.parquet"), index=False)
-    write_model(ctx.layout.file(k, "eval.json"), report)
+    episodes = ctx.layout.file(k, "episodes.parquet")
+    table.to_parquet(episodes, index=False)
+    finish(ctx, "evaluate", key, [episodes, write_model(ctx.layout.file(k, "eval.json"), report)])
     return report
 
 
-@task(name="critique", retries=2, retry_delay_seconds=1, retry_condition_fn=_retry_transient)
+@stage("critique", retries=2)
 def critique(
     ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
     evaluation: EvalReport,
 ) -> Critique:  # fmt: skip
+    key = begin(ctx, "critique", k=k, dec=dec, validation=validation, evaluation=evaluation)
     critic = CriticAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     verdict = critic.critique(
         ctx.task, dec, validation, evaluation, ctx.params.run.success_threshold
     )
-    write_model(ctx.layout.file(k, "critique.json"), verdict)
+    finish(ctx, "critique", key, [write_model(ctx.layout.file(k, "critique.json"), verdict)])
     return verdict
 
 

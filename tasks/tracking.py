@@ -10,6 +10,7 @@ import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.tracking import MlflowClient
@@ -32,11 +33,20 @@ def _experiment(c: MlflowClient, name: str) -> str:
     return exp.experiment_id if exp else c.create_experiment(name)
 
 
+def _runs(c: MlflowClient, experiment_id: str, run_id: str) -> list[Any]:
+    found = c.search_runs([experiment_id], filter_string=f"tags.`rlgpt.run_id` = '{run_id}'")
+    return [r for r in found if r.info.status != "KILLED"]
+
+
 @task(name="mlflow_start")
 def start_parent(ctx: RunContext, llm_model: str) -> str:
     """Create the parent run; params include prompt-template and skill-library hashes."""
     c = client(ctx.params.tracking.mlflow_uri)
     exp = _experiment(c, ctx.params.tracking.experiment)
+    for old in _runs(c, exp, ctx.run_id) if ctx.resume else []:
+        if "mlflow.parentRunId" not in old.data.tags:  # a resumed run continues its parent
+            c.update_run(old.info.run_id, status="RUNNING")
+            return str(old.info.run_id)
     run = c.create_run(exp, run_name=ctx.run_id, tags={"rlgpt.run_id": ctx.run_id})
     p = ctx.params
     params = {
@@ -60,6 +70,13 @@ def log_iteration(
     assert ctx.mlflow_run_id is not None
     c = client(ctx.params.tracking.mlflow_uri)
     parent = c.get_run(ctx.mlflow_run_id)
+    for old in _runs(c, parent.info.experiment_id, ctx.run_id):
+        if old.data.tags.get("mlflow.parentRunId") != ctx.mlflow_run_id:
+            continue
+        if old.data.tags.get("rlgpt.iteration") == str(it.iteration):
+            if old.info.status == "FINISHED":  # logged before a crash: never log twice
+                return str(old.info.run_id)
+            c.set_terminated(old.info.run_id, "KILLED")  # cut short by a crash
     child = c.create_run(
         parent.info.experiment_id,
         run_name=f"{ctx.run_id}/iter_{it.iteration}",

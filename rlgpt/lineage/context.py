@@ -20,6 +20,7 @@ class RunContext(BaseModel):
     task: TaskSpec
     mlflow_run_id: str | None = None
     show_progress: bool = True
+    resume: bool = False
 
     @property
     def layout(self) -> RunLayout:

@@ -18,6 +18,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from tqdm import tqdm
 
 from rlgpt.config import TrainParams
+from rlgpt.lineage.stages import maybe_crash
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories
 from rlgpt.sandbox.client import MacroWorker
@@ -92,6 +93,7 @@ class Checkpoints:
                                    "num_timesteps": int(model.num_timesteps)}))  # fmt: skip
         os.replace(tmp, self.meta)
         log.info("checkpoint at %d samples", samples)
+        maybe_crash("train_mid")
 
     def resumable(self) -> int | None:
         """Samples of a complete checkpoint of this very run, or None."""

@@ -1,0 +1,67 @@
+"""Stage caching for resume: Prefect persisted results under runs/<id>/.prefect-results, keyed on
+(run id, iteration, stage, input hashes); a cached result is used only if the files its stage
+wrote are still there and unchanged (otherwise the stage runs again)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import task
+
+from rlgpt.errors import RLGPTError
+from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.stages import log_start, record_stage, stage_key, verified
+
+RESULTS_DIR = ".prefect-results"  # PREFECT_LOCAL_STORAGE_PATH is runs/<id>/.prefect-results
+
+
+def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
+    return stage_key(stage, ctx.run_id, int(inputs["k"]), {**inputs, "params": ctx.params})
+
+
+def _cache_key_fn(stage: str) -> Any:
+    def cache_key(context: Any, parameters: dict[str, Any]) -> str:
+        ctx: RunContext = parameters["ctx"]
+        key = _key(stage, ctx, {n: v for n, v in parameters.items() if n != "ctx"})
+        if not verified(ctx.layout.root, key):  # files missing or changed: never trust it
+            (ctx.layout.root / RESULTS_DIR / key).unlink(missing_ok=True)
+        return key
+
+    return cache_key
+
+
+def _retry_transient(task: Any, task_run: Any, state: Any) -> bool:
+    """Prefect retries a stage only for errors that may pass; LLM transients are already retried
+    with backoff inside the backend, and bad input, budget or format errors never pass."""
+    try:
+        state.result()
+    except RLGPTError:
+        return False
+    except Exception:  # noqa: BLE001 - anything else may be transient (a crashed worker)
+        return True
+    return False
+
+
+def stage(name: str, retries: int) -> Any:
+    """The Prefect task decorator of one cached, retried pipeline stage."""
+    return task(
+        name=name,
+        retries=retries,
+        retry_delay_seconds=1,
+        retry_condition_fn=_retry_transient,
+        persist_result=True,
+        cache_key_fn=_cache_key_fn(name),
+    )
+
+
+def begin(ctx: RunContext, name: str, **inputs: Any) -> str:
+    """At the start of a stage body: log it (fault injection point) and return its key."""
+    log_start(ctx.layout.root, name, int(inputs["k"]))
+    return _key(name, ctx, inputs)
+
+
+def finish(ctx: RunContext, name: str, key: str, files: list[Path]) -> None:
+    """At the end of a stage body: record the files it wrote, with their hashes."""
+    k = int(key.split("-iter", 1)[1].split("-", 1)[0])
+    record_stage(ctx.layout.root, key, name, k, files)
