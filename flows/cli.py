@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     res.add_argument("run_id", help="the run directory name under --runs-dir")
     res.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     res.add_argument("--quiet", action="store_true", help="no progress bars")
+    lin = sub.add_parser(
+        "lineage", help="the audit chain of a checkpoint or run, or every policy from a prompt hash"
+    )
+    lin.add_argument("target", help="checkpoint path (policy.zip), run id, or prompt sha256 prefix")
+    lin.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
+    lin.add_argument("--json", action="store_true", help="machine-readable output")
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
@@ -143,6 +149,14 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         show_progress=not args.quiet, resume=True,
     )  # fmt: skip
     return _launch(ctx, None)
+
+
+def _cmd_lineage(args: argparse.Namespace) -> int:
+    from rlgpt.lineage.audit import lineage, render_text
+
+    result = lineage(args.target, Path(args.runs_dir))
+    print(json.dumps(result, indent=2, default=str) if args.json else render_text(result))
+    return 0
 
 
 def _launch(ctx: RunContext, metrics_out: str | None) -> int:
@@ -231,6 +245,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = _cmd_run(args)
         elif args.command == "resume":
             code = _cmd_resume(args)
+        elif args.command == "lineage":
+            code = _cmd_lineage(args)
         else:
             code = _cmd_sandbox_check(args)
     except UserError as exc:
@@ -239,6 +255,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except RLGPTError as exc:  # a clean stop: budget, endpoint failure, replies that never fit
         print(f"rlgpt: stopped: {exc}", file=sys.stderr)
         code = 1
+    except BrokenPipeError:  # output piped into `head` and the like
+        code = 0
     except Exception as exc:  # a pipeline failure: one line, the traceback goes to a file
         import tempfile
         import traceback

@@ -52,7 +52,7 @@ def verified(root: Path, key: str) -> bool:
         return False
     files = json.loads(path.read_text())["files"]
     return all(
-        (root / rel).is_file() and sha256_file(root / rel) == digest for rel, digest in files.items()
+        (root / rel).is_file() and sha256_file(root / rel) == sha for rel, sha in files.items()
     )
 
 

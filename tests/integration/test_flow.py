@@ -57,3 +57,38 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
         m = child.data.metrics
         assert {"success_rate", "samples", "dead_loop_ratio", "tokens"} <= set(m)
         assert m["samples"] >= 1200 and m["tokens"] > 0
+
+
+def test_lineage_both_directions(tmp_path: Path, tiny_params: Path, cli_env):
+    run = subprocess.run(
+        [rlgpt_exe(), "run", "--params", str(tiny_params), "--run-id", "lin", "--quiet"],
+        cwd=tmp_path, env=cli_env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    runs = str(tmp_path / "runs")
+    policy = tmp_path / "runs" / "lin" / "iter_2" / "train" / "policy.zip"
+
+    def lineage(target: str) -> dict:
+        cmd = [rlgpt_exe(), "lineage", target, "--runs-dir", runs, "--json"]
+        proc = subprocess.run(cmd, cwd=tmp_path, env=cli_env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    forward = lineage(str(policy))["chain"][0]
+    assert forward["iteration"] == 2 and forward["checkpoint"]["path"] == str(policy)
+    kinds = [ex["template"]["name"] for ex in forward["exchanges"]]
+    assert kinds[0] == "slow_decompose" and "critic" in kinds
+    assert "collect_wood" in forward["code_sha256"]
+    assert forward["evaluation"]["samples"] >= 1200
+
+    whole = lineage("lin")["chain"]
+    assert [c["iteration"] for c in whole] == [1, 2]
+
+    critic_hash = next(e for e in forward["exchanges"] if e["template"]["name"] == "critic")
+    back = lineage(critic_hash["template"]["sha256"][:16])["policies"]
+    assert {(p["run_id"], p["iteration"]) for p in back} == {("lin", 1), ("lin", 2)}
+    assert all(len(p["sha256"]) == 64 for p in back)
+
+    bad = subprocess.run([rlgpt_exe(), "lineage", "nothing-here", "--runs-dir", runs],
+                         cwd=tmp_path, env=cli_env, capture_output=True, text=True)  # fmt: skip
+    assert bad.returncode == 2 and "not a checkpoint" in bad.stderr

@@ -1,0 +1,137 @@
+"""The audit chain of a run: prompt template -> rendered prompt -> model reply -> generated code
+-> validation -> RL config -> checkpoint -> evaluation, and back from a prompt hash to every
+policy it led to. Read from the run directories; nothing else is needed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from rlgpt.agents.prompting import PROMPTS_DIR
+from rlgpt.errors import UserError
+from rlgpt.lineage.layout import sha256_file
+
+
+def _git_commit(path: Path) -> str | None:
+    """The last commit that touched a file, if the project is a git checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "log", "-1", "--format=%H", "--", str(path)], cwd=path.parent,
+            capture_output=True, text=True, timeout=10,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def iteration_chain(run: Path, k: int) -> dict[str, Any]:
+    """Everything that produced iteration k's policy, in order."""
+    it = run / f"iter_{k}"
+    exchanges = []
+    for path in sorted((it / "llm").glob("*.json")):
+        ex = json.loads(path.read_text())
+        req, rep = ex["request"], ex["reply"]
+        template = PROMPTS_DIR / f"{req['kind']}.md"
+        exchanges.append({
+            "template": {"name": req["kind"], "sha256": req["template_hash"],
+                         "file": str(template), "git_commit": _git_commit(template)},
+            "rendered_prompt": str(path), "agent": req["agent"],
+            "reply": {"backend": ex.get("backend"), "model": ex.get("model"),
+                      "time": path.stat().st_mtime, "tokens": rep["prompt_tokens"]
+                      + rep["completion_tokens"], "ok": ex["ok"], "cached": ex.get("cached")},
+        })  # fmt: skip
+    code = {p.stem: sha256_file(p) for p in sorted((it / "actions").glob("*.py"))}
+    policy = it / "train" / "policy.zip"
+    rl_config = it / "rl_config.json"
+    validation = _json(it / "validation.json") or {"actions": []}
+    return {
+        "run_id": run.name,
+        "iteration": k,
+        "exchanges": exchanges,
+        "code_sha256": code,
+        "validation": {a["name"]: a["error_kind"] or "ok" for a in validation["actions"]},
+        "rl_config_sha256": sha256_file(rl_config) if rl_config.is_file() else None,
+        "checkpoint": {
+            "path": str(policy),
+            "sha256": sha256_file(policy) if policy.is_file() else None,
+        },
+        "evaluation": _json(it / "eval.json"),
+        "critique": _json(it / "critique.json"),
+    }
+
+
+def _iterations(run: Path) -> list[int]:
+    return sorted(int(p.name.split("_")[1]) for p in run.glob("iter_*") if p.is_dir())
+
+
+def lineage(target: str, runs_dir: Path) -> dict[str, Any]:
+    """Chain(s) for a checkpoint path, a run id, or (reverse) a prompt-template hash prefix."""
+    path = Path(target)
+    if (
+        path.is_file()
+        and path.parent.name == "train"
+        and path.parent.parent.name.startswith("iter_")
+    ):
+        run, k = path.parent.parent.parent, int(path.parent.parent.name.split("_")[1])
+        return {"checkpoint": str(path), "chain": [iteration_chain(run, k)]}
+    if (runs_dir / target).is_dir():
+        run = runs_dir / target
+        return {"run_id": target, "chain": [iteration_chain(run, k) for k in _iterations(run)]}
+    if len(target) >= 8 and all(c in "0123456789abcdef" for c in target.lower()):
+        return {"prompt_hash": target, "policies": policies_from_prompt(target.lower(), runs_dir)}
+    raise UserError(f"'{target}' is not a checkpoint, a run under {runs_dir}/ or a prompt hash")
+
+
+def policies_from_prompt(prefix: str, runs_dir: Path) -> list[dict[str, Any]]:
+    """Every policy whose iteration used a prompt template whose sha256 starts with `prefix`."""
+    found = []
+    for run in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+        for k in _iterations(run):
+            kinds = {
+                json.loads(p.read_text())["request"]["kind"]
+                for p in (run / f"iter_{k}" / "llm").glob("*.json")
+                if json.loads(p.read_text())["request"]["template_hash"].startswith(prefix)
+            }
+            policy = run / f"iter_{k}" / "train" / "policy.zip"
+            if kinds and policy.is_file():
+                ev = _json(run / f"iter_{k}" / "eval.json") or {}
+                found.append({"run_id": run.name, "iteration": k, "templates": sorted(kinds),
+                              "checkpoint": str(policy), "sha256": sha256_file(policy),
+                              "success_rate": ev.get("success_rate")})  # fmt: skip
+    return found
+
+
+def render_text(result: dict[str, Any]) -> str:
+    """A human-readable chain."""
+    lines: list[str] = []
+    if "policies" in result:
+        lines.append(f"policies produced from prompt {result['prompt_hash']}:")
+        for p in result["policies"]:
+            lines.append(f"  {p['run_id']} iter {p['iteration']}: {p['checkpoint']} "
+                         f"(sha256 {p['sha256'][:12]}, success {p['success_rate']}) "
+                         f"via {', '.join(p['templates'])}")  # fmt: skip
+        return "\n".join(lines)
+    for ch in result["chain"]:
+        lines.append(f"{ch['run_id']} iteration {ch['iteration']}")
+        for ex in ch["exchanges"]:
+            t, r = ex["template"], ex["reply"]
+            commit = (t["git_commit"] or "-")[:10]
+            lines.append(f"  prompt {t['name']} {t['sha256'][:12]} (commit {commit}) -> "
+                         f"{ex['rendered_prompt']} -> {r['backend']}:{r['model']} "
+                         f"{r['tokens']} tokens{' (cached)' if r['cached'] else ''}")  # fmt: skip
+        code = ", ".join(f"{n} {h[:12]}" for n, h in ch["code_sha256"].items()) or "-"
+        lines.append(f"  code: {code}")
+        lines.append(f"  validation: {ch['validation']}")
+        lines.append(f"  rl config: {(ch['rl_config_sha256'] or '-')[:12]}")
+        ck = ch["checkpoint"]
+        lines.append(f"  checkpoint: {ck['path']} sha256 {(ck['sha256'] or '-')[:12]}")
+        ev = ch["evaluation"] or {}
+        lines.append(f"  evaluation: success {ev.get('success_rate')}, samples "
+                     f"{ev.get('samples')}, dead loops {ev.get('dead_loop_ratio')}")  # fmt: skip
+    return "\n".join(lines)
