@@ -19,8 +19,12 @@ from mlflow.tracking import MlflowClient
 
 from tests.conftest import TINY, rlgpt_exe
 
-FAULTS = ["decompose:2", "generate_code:2", "validate:2", "train:2", "evaluate:2",
-          "critique:2", "train_mid"]  # fmt: skip
+_SLOW = pytest.mark.slow  # ~30 s each; the default run keeps decompose, train and mid-training
+FAULTS = [
+    "decompose:2", pytest.param("generate_code:2", marks=_SLOW),
+    pytest.param("validate:2", marks=_SLOW), "train:2", pytest.param("evaluate:2", marks=_SLOW),
+    pytest.param("critique:2", marks=_SLOW), "train_mid",
+]  # fmt: skip
 COMPARED = ["decomposition.json", "validation.json", "rl_config.json", "eval.json",
             "critique.json", "episodes.parquet"]  # fmt: skip
 
