@@ -52,6 +52,18 @@ def test_dvc_repro_then_status_clean(tmp_path: Path, cli_env):
     status = dvc("status")
     assert status.returncode == 0
     assert "up to date" in status.stdout, status.stdout
+    # code and checkpoints go to the local remote and come back from it
+    assert dvc("remote", "add", "-d", "local", str(tmp_path / "remote")).returncode == 0
+    pushed = dvc("push")
+    assert pushed.returncode == 0, pushed.stderr
+    assert any((tmp_path / "remote").rglob("*")), "the remote holds the outputs"
+    policy = proj / "runs" / "dvc" / "iter_2" / "train" / "policy.zip"
+    digest = policy.read_bytes()
+    shutil.rmtree(proj / "runs" / "dvc")
+    assert dvc("cache", "dir", str(tmp_path / "empty-cache")).returncode == 0  # only the remote
+    pulled = dvc("pull")
+    assert pulled.returncode == 0, pulled.stderr
+    assert policy.read_bytes() == digest and (proj / "runs/dvc/iter_2/actions").is_dir()
     # a params change makes the stage stale again
     params["train"]["sample_budget"] = 1300
     (proj / "params.yaml").write_text(yaml.safe_dump(params))
