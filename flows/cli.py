@@ -66,6 +66,16 @@ def _parser() -> argparse.ArgumentParser:
     lin.add_argument("target", help="checkpoint path (policy.zip), run id, or prompt sha256 prefix")
     lin.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     lin.add_argument("--json", action="store_true", help="machine-readable output")
+    rep = sub.add_parser("reproduce", help="replay a recorded run now and compare its metrics")
+    rep.add_argument("run_id", help="the recorded run")
+    rep.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
+    srv = sub.add_parser(
+        "serve", help="register a scheduled reproduction with a Prefect server and serve it"
+    )
+    srv.add_argument("--from", dest="run_id", required=True, help="the recorded run to reproduce")
+    srv.add_argument("--cron", required=True, help='schedule, e.g. "0 3 * * *"')
+    srv.add_argument("--name", help="deployment name (default: reproduce-<run id>)")
+    srv.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
@@ -104,7 +114,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         args.params if Path(args.params).exists() or args.params != "params.yaml" else None
     )
     if args.llm == "replay":
-        params = _replay_params(params, args.replay_from)
+        from rlgpt.lineage.reproduce import replay_params
+
+        tracking = params.tracking
+        params = replay_params(Path(params.run.runs_dir), args.replay_from)
+        params.tracking = tracking
     updates = {"task": args.task, "iterations": args.iterations, "seed": args.seed}
     for key, value in updates.items():
         if value is not None:
@@ -159,6 +173,45 @@ def _cmd_lineage(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_recorded(runs_dir: str, run_id: str) -> None:
+    if not (Path(runs_dir) / run_id / "summary.json").is_file():
+        raise UserError(f"no completed run '{run_id}' under {runs_dir}/ to reproduce")
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    _check_recorded(args.runs_dir, args.run_id)
+    _offline_env()
+    from flows.reproduce_flow import reproduce
+
+    result = reproduce(args.run_id, args.runs_dir)
+    verdict = "passed" if result.passed else f"FAILED ({result.reason})"
+    print(f"reproduction {result.reproduction} of {result.original}: {verdict}; "
+          f"max |delta| {result.max_abs_delta:.3f} (tolerance {result.tolerance})")  # fmt: skip
+    return 0 if result.passed else 1
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    _check_recorded(args.runs_dir, args.run_id)
+    if not os.environ.get("PREFECT_API_URL"):
+        raise UserError(
+            "serve needs a Prefect server: run `prefect server start --host 127.0.0.1` and "
+            "export PREFECT_API_URL=http://127.0.0.1:4200/api"
+        )
+    _offline_env()
+    from prefect.deployments.runner import EntrypointType
+
+    from flows.reproduce_flow import reproduce
+
+    name = args.name or f"reproduce-{args.run_id}"
+    print(f"rlgpt: serving deployment 'rlgpt-reproduce/{name}' on {args.cron} (Ctrl-C stops)")
+    reproduce.serve(
+        name=name, cron=args.cron, entrypoint_type=EntrypointType.MODULE_PATH,
+        parameters={"run_id": args.run_id, "runs_dir": str(Path(args.runs_dir).resolve())},
+        print_starting_message=False,
+    )  # fmt: skip
+    return 0
+
+
 def _launch(ctx: RunContext, metrics_out: str | None) -> int:
     """Run (or resume) the flow; completed stages come from Prefect's persisted results."""
     root, params = ctx.layout.root, ctx.params
@@ -189,19 +242,6 @@ def _launch(ctx: RunContext, metrics_out: str | None) -> int:
     print("dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
           "pinned in dvc.lock")  # fmt: skip
     return 0
-
-
-def _replay_params(current: Params, source: str | None) -> Params:
-    """A replay uses the recorded run's parameters, so every prompt renders the same."""
-    if not source:
-        raise UserError("--llm replay needs --from RUN_ID (the run to replay)")
-    path = Path(current.run.runs_dir) / source / "params.yaml"
-    if not path.is_file():
-        raise UserError(f"no recorded run '{source}' under {current.run.runs_dir}/")
-    params = Params.model_validate_json(path.read_text())
-    params.llm.backend, params.llm.replay_from = "replay", source
-    params.tracking = current.tracking
-    return params
 
 
 def _action_name(source: str, fallback: str) -> str:
@@ -247,6 +287,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = _cmd_resume(args)
         elif args.command == "lineage":
             code = _cmd_lineage(args)
+        elif args.command == "reproduce":
+            code = _cmd_reproduce(args)
+        elif args.command == "serve":
+            code = _cmd_serve(args)
         else:
             code = _cmd_sandbox_check(args)
     except UserError as exc:

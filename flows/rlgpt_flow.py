@@ -65,7 +65,7 @@ def _inner_loop(
     return k, coded, verdict
 
 
-@flow(name="rlgpt-run", log_prints=False)
+@flow(name="rlgpt-run", log_prints=False, validate_parameters=False)
 def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     """Run RL-GPT on one task until success or the iteration budget; write summary.json."""
     t0 = time.perf_counter()

@@ -129,6 +129,14 @@ class TrackingParams(_Section):
     experiment: str = Field(default="rlgpt", description="MLflow experiment name.")
 
 
+class ReproduceParams(_Section):
+    """Scheduled reproduction of a recorded run (`rlgpt reproduce`, `rlgpt serve`)."""
+
+    tolerance: float = Field(
+        default=0.05, ge=0, le=1, description="Largest allowed change of a rate per iteration."
+    )
+
+
 class Params(_Section):
     """The whole params.yaml."""
 
@@ -138,6 +146,7 @@ class Params(_Section):
     eval: EvalParams = Field(default_factory=EvalParams)
     sandbox: SandboxParams = Field(default_factory=SandboxParams)
     tracking: TrackingParams = Field(default_factory=TrackingParams)
+    reproduce: ReproduceParams = Field(default_factory=ReproduceParams)
 
 
 def load_params(path: str | Path | None) -> Params:

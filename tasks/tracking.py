@@ -18,7 +18,9 @@ from prefect import task
 
 from rlgpt.agents.prompting import all_template_hashes
 from rlgpt.lineage.context import RunContext
-from rlgpt.lineage.summary import IterationSummary
+from rlgpt.lineage.layout import write_model
+from rlgpt.lineage.reproduce import Comparison, compare
+from rlgpt.lineage.summary import IterationSummary, RunSummary
 from rlgpt.messages import EvalReport
 from rlgpt.skills.library import library_hash
 
@@ -125,3 +127,29 @@ def end_parent(ctx: RunContext, status: str, final_success_rate: float, summary:
     if Path(summary).is_file():
         c.log_artifact(ctx.mlflow_run_id, summary)
     c.set_terminated(ctx.mlflow_run_id, status)
+
+
+@task(name="record_comparison")
+def record_comparison(
+    ctx: RunContext, original: RunSummary, again: RunSummary, tolerance: float
+) -> Comparison:
+    """Compare and write runs/<original>/reproductions/<reproduction>.json."""
+    comparison = compare(original, again, tolerance)
+    out = Path(ctx.params.run.runs_dir) / original.run_id / "reproductions"
+    write_model(out / f"{again.run_id}.json", comparison)
+    return comparison
+
+
+@task(name="mlflow_reproduction")
+def log_reproduction(ctx: RunContext, comparison: Comparison) -> None:
+    """Tag the reproduction's MLflow run with the verdict and deltas."""
+    c = client(ctx.params.tracking.mlflow_uri)
+    exp = _experiment(c, ctx.params.tracking.experiment)
+    for run in _runs(c, exp, comparison.reproduction):
+        if "mlflow.parentRunId" in run.data.tags:
+            continue
+        rid = run.info.run_id
+        c.set_tag(rid, "rlgpt.reproduction_of", comparison.original)
+        c.set_tag(rid, "rlgpt.reproduction_passed", str(comparison.passed).lower())
+        c.log_metric(rid, "reproduction.max_abs_delta", comparison.max_abs_delta)
+        c.log_metric(rid, "reproduction.passed", float(comparison.passed))

@@ -1,0 +1,33 @@
+"""Scheduled reproduction: replay a recorded run with its seeds and compare the metrics."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from prefect import flow
+
+from flows.rlgpt_flow import rlgpt_run
+from rlgpt.envs.tasks import get_task
+from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.layout import read_model
+from rlgpt.lineage.reproduce import Comparison, replay_params
+from rlgpt.lineage.summary import RunSummary
+from tasks.tracking import log_reproduction, record_comparison
+
+
+@flow(name="rlgpt-reproduce", log_prints=False)
+def reproduce(run_id: str, runs_dir: str = "runs") -> Comparison:
+    """Re-run `run_id` with the replay backend and its own seeds; record the comparison."""
+    root = Path(runs_dir)
+    params = replay_params(root, run_id)
+    original = read_model(root / run_id / "summary.json", RunSummary)
+    new_id = f"{run_id}-repro-{time.strftime('%Y%m%d-%H%M%S')}"
+    ctx = RunContext(run_id=new_id, params=params, task=get_task(params.run.task),
+                     show_progress=False)  # fmt: skip
+    ctx.layout.root.mkdir(parents=True)
+    (ctx.layout.root / "params.yaml").write_text(params.model_dump_json(indent=2))
+    again = rlgpt_run(ctx, emit=False)
+    comparison = record_comparison(ctx, original, again, params.reproduce.tolerance)
+    log_reproduction(ctx, comparison)
+    return comparison
