@@ -98,7 +98,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rounds", type=int, default=2, help="alternating rounds; best of each")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds; best of each")
     args = ap.parse_args()
     params = Params()
     coded = [write_action(n, params.train.macro_step_budget) for n in NAMES]
