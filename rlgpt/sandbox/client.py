@@ -128,6 +128,7 @@ class MacroWorker:
         os.close(rep_w)
         self._buf = b""
         self._sent: dict[str, Any] = {}
+        self._primitives = frozenset(actions())
         reply = self._call(
             {
                 "op": "load",
@@ -178,7 +179,7 @@ class MacroWorker:
         if reply.get("done"):
             return None
         action = reply.get("action")
-        if action not in actions():
+        if action not in self._primitives:
             raise MacroError("invalid_output", f"unknown action {str(action)[:40]!r}")
         return str(action)
 
