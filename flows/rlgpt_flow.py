@@ -30,7 +30,7 @@ def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: floa
 
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
-    critique: Critique | None, its: list[IterationSummary], emit: bool,
+    critique: Critique | None, its: list[IterationSummary], emit: bool, t0: float,
 ) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
     """Fast-agent rounds on one decomposition; returns the last iteration's critique."""
     p = ctx.params
@@ -58,7 +58,7 @@ def _inner_loop(
         if emit:
             print(table_row(it), flush=True)
         tracking.log_iteration(ctx, it, evaluation, str(ctx.layout.iter_dir(k)))
-        stages.write_summary(ctx, _summary(ctx, its, "running", time.perf_counter()), False)
+        stages.write_summary(ctx, _summary(ctx, its, "running", t0), False)
         if verdict.verdict != "revise_code" or k >= p.run.iterations:
             return k, coded, verdict
         feedback = verdict.fast_feedback
@@ -81,7 +81,7 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
         while k < ctx.params.run.iterations:
             outer += 1
             dec = stages.decompose(ctx, k + 1, dec, critique)
-            k, coded, critique = _inner_loop(ctx, k, outer, dec, coded, critique, its, emit)
+            k, coded, critique = _inner_loop(ctx, k, outer, dec, coded, critique, its, emit, t0)
             if critique.verdict == "success":
                 break
         status = "FINISHED"

@@ -63,5 +63,4 @@ def begin(ctx: RunContext, name: str, **inputs: Any) -> str:
 
 def finish(ctx: RunContext, name: str, key: str, files: list[Path]) -> None:
     """At the end of a stage body: record the files it wrote, with their hashes."""
-    k = int(key.split("-iter", 1)[1].split("-", 1)[0])
-    record_stage(ctx.layout.root, key, name, k, files)
+    record_stage(ctx.layout.root, key, name, files)

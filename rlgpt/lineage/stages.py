@@ -39,10 +39,10 @@ def _record_path(root: Path, key: str) -> Path:
     return root / "stages" / f"{key}.json"
 
 
-def record_stage(root: Path, key: str, stage: str, k: int, files: list[Path]) -> None:
+def record_stage(root: Path, key: str, stage: str, files: list[Path]) -> None:
     """After a stage body finished: the files it produced and their hashes."""
     entries = {str(p.relative_to(root)): sha256_file(p) for p in files if p.is_file()}
-    write_json(_record_path(root, key), {"stage": stage, "iteration": k, "files": entries})
+    write_json(_record_path(root, key), {"stage": stage, "files": entries})
 
 
 def verified(root: Path, key: str) -> bool:
