@@ -85,9 +85,19 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "files", nargs="+", metavar="FILE", help="Python file(s), one coded action each"
     )
-    check.add_argument("--name", help="action name (default: the function the file defines)")
-    check.add_argument("--task", default="make_wood_pickaxe", help="task for the scenarios")
-    check.add_argument("--timeout", type=float, default=20.0, help="wall limit per action (s)")
+    check.add_argument(
+        "--name", help="action name, i.e. the achievement whose effect is checked (default: the "
+        "function the file defines)",
+    )  # fmt: skip
+    check.add_argument(
+        "--params",
+        default="params.yaml",
+        help="sandbox settings from this file (default: params.yaml if present)",
+    )
+    check.add_argument(
+        "--budget", type=int, help="step budget of the action (default: train.macro_step_budget)"
+    )
+    check.add_argument("--timeout", type=float, help="wall limit per action (s)")
     check.add_argument("--degraded", action="store_true",
                        help="no bubblewrap: rlimits and a clean environment only")  # fmt: skip
     return p
@@ -253,12 +263,17 @@ def _action_name(source: str, fallback: str) -> str:
 
 
 def _cmd_sandbox_check(args: argparse.Namespace) -> int:
-    from rlgpt.envs.tasks import get_task
+    from rlgpt.config import load_params
     from rlgpt.messages import CodedAction, ValidationReport
     from rlgpt.sandbox.validate import validate_action
 
-    task = get_task(args.task)
-    isolation = "degraded" if args.degraded else "bwrap"
+    params = load_params(args.params if Path(args.params).exists() else None)
+    sandbox = params.sandbox
+    if args.timeout is not None:
+        sandbox = sandbox.model_copy(update={"timeout_s": args.timeout})
+    if args.degraded:
+        sandbox = sandbox.model_copy(update={"isolation": "degraded"})
+    budget = args.budget or params.train.macro_step_budget
     results = []
     for file in args.files:
         path = Path(file)
@@ -267,10 +282,12 @@ def _cmd_sandbox_check(args: argparse.Namespace) -> int:
         source = path.read_text(errors="replace")
         name = args.name or _action_name(source, path.stem)
         try:
-            action = CodedAction(name=name, docstring="", source=source)
+            action = CodedAction(name=name, docstring="", source=source, step_budget=budget)
         except ValueError:
             raise UserError(f"'{name}' is not a valid action name; pass --name") from None
-        results.append(validate_action(action, task, 3, 150, args.timeout, isolation))
+        results.append(
+            validate_action(action, sandbox=sandbox, view_radius=params.train.view_radius)
+        )
     print(ValidationReport(actions=results).model_dump_json(indent=2))
     return 0 if all(r.ok for r in results) else 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Literal
 
@@ -115,9 +116,30 @@ class SandboxParams(_Section):
         "closed if it cannot start; degraded: rlimits and a clean environment only (logged).",
     )
 
-    timeout_s: float = Field(default=20.0, gt=0, description="Wall limit per validation run.")
-    scenarios: int = Field(default=3, ge=1, description="Real Crafter states per action.")
-    scenario_steps: int = Field(default=150, ge=1, description="Primitive steps per scenario.")
+    timeout_s: float = Field(
+        default=20.0, gt=0, description="Wall limit for validating one action (all scenarios)."
+    )
+    reply_timeout_s: float = Field(
+        default=2.0, gt=0, description="Longest wait for one action from a coded action (s)."
+    )
+    scenarios: int = Field(
+        default=3, ge=1, description="States per action in which its precondition holds."
+    )
+    min_effect_share: float = Field(
+        default=0.66, gt=0, le=1,
+        description="Share of those states in which its effect must happen (0.66 of 3: 2).",
+    )  # fmt: skip
+    unmet_steps: int = Field(
+        default=8, ge=0, description="Where its precondition fails, it must end within these."
+    )
+    scenario_steps: int = Field(
+        default=150, ge=1, description="Steps per state for an action not named after an "
+        "achievement (no effect to check; containment only).",
+    )  # fmt: skip
+
+    def required_effects(self, n: int) -> int:
+        """How many of n met scenarios must show the effect."""
+        return max(1, math.ceil(self.min_effect_share * n - 1e-9))
 
 
 class TrackingParams(_Section):

@@ -106,17 +106,58 @@ class RLConfig(Message):
     reasoning: str = ""
 
 
+class Scenario(Message):
+    """A validation state: a real Crafter world (seed) that the trusted process arranged so that
+    the sub-action's precondition holds ("met") or, on purpose, does not ("unmet")."""
+
+    name: str
+    seed: int
+    precondition: Literal["met", "unmet", "unknown"]
+    inventory: dict[str, int] = Field(default_factory=dict, description="Items given.")
+    stations: dict[str, tuple[int, int]] = Field(
+        default_factory=dict, description="Station -> (dx, dy) from the player."
+    )
+    target: str | None = Field(default=None, description="Material or creature to walk to.")
+    target_at: tuple[int, int] | None = None
+    facing: tuple[int, int] = (0, 1)
+    front: str | None = Field(default=None, description="Material put in the faced cell.")
+    max_steps: int = Field(gt=0, description="Primitive steps the action may take here.")
+    missing: str = Field(default="", description="What is withheld (unmet scenarios).")
+
+    def describe(self) -> str:
+        """One line for feedback: where the action started."""
+        parts = [f"{self.name} (seed {self.seed})"]
+        if self.inventory:
+            parts.append("inventory " + ", ".join(f"{k}={v}" for k, v in self.inventory.items()))
+        parts += [f"{s} at {xy}" for s, xy in self.stations.items()]
+        if self.target and self.target_at:
+            parts.append(f"{self.target} at {self.target_at}")
+        if self.front:
+            parts.append(f"facing {self.front}")
+        if self.missing:
+            parts.append(f"missing {self.missing}")
+        return ", ".join(parts)
+
+
+ErrorKind = Literal[
+    "syntax", "gate", "signature", "api_misuse", "invalid_action", "exception", "timeout",
+    "crash", "no_action", "no_effect", "unmet_precondition",
+]  # fmt: skip
+
+
 class ScenarioOutcome(Message):
-    """One coded action run from one real Crafter state."""
+    """One coded action run from one scenario."""
 
     scenario: str
+    spec: Scenario | None = None
     ok: bool
     steps: int
+    effect: bool | None = Field(default=None, description="Whether the expected effect happened.")
+    ended: bool = Field(default=False, description="Whether the action returned by itself.")
+    error_kind: ErrorKind | None = None
     actions: list[str] = Field(default_factory=list, description="First primitive actions.")
     message: str = ""
-
-
-ErrorKind = Literal["syntax", "forbidden", "signature", "timeout", "crash", "invalid_output"]
+    trace: str = Field(default="", description="Last actions, local map, inventory, error.")
 
 
 class ActionValidation(Message):
@@ -126,7 +167,16 @@ class ActionValidation(Message):
     ok: bool
     error_kind: ErrorKind | None = None
     message: str = Field(default="", description="Feedback for the LLM; empty when ok.")
+    trace: str = Field(default="", description="Trace of the failing scenario, for the LLM.")
+    expected_effect: str = ""
     scenarios: list[ScenarioOutcome] = Field(default_factory=list)
+    seconds: float = Field(default=0.0, description="Wall time of this validation.")
+
+    def feedback(self) -> str:
+        """The failure as a model should read it: class, message, trace."""
+        if self.ok:
+            return ""
+        return f"{self.error_kind}: {self.message}" + (f"\n{self.trace}" if self.trace else "")
 
 
 class ValidationReport(Message):
@@ -140,6 +190,15 @@ class ValidationReport(Message):
 
     def failed(self) -> list[ActionValidation]:
         return [a for a in self.actions if not a.ok]
+
+    def passed(self, coded: list[CodedAction]) -> list[CodedAction]:
+        """The coded actions that passed: the only ones that may join the action space."""
+        good = {a.name for a in self.actions if a.ok}
+        return [c for c in coded if c.name in good]
+
+    def excluded(self) -> dict[str, str]:
+        """Failed action -> its class and message (why it stays out of training)."""
+        return {a.name: f"{a.error_kind}: {a.message}" for a in self.failed()}
 
 
 class EvalReport(Message):
@@ -164,6 +223,11 @@ class Critique(Message):
     fast_feedback: dict[str, str] = Field(default_factory=dict)
     slow_feedback: str = ""
     reasoning: str
+    excluded: dict[str, str] = Field(
+        default_factory=dict,
+        description="Filled by rlgpt, not the model: coded actions kept out of training "
+        "because they failed validation, with the reason.",
+    )
 
 
 class IterationRecord(Message):

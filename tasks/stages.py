@@ -89,9 +89,8 @@ def generate_code(
 @stage("validate", retries=1)
 def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
     key = begin(ctx, "validate", k=k, coded=coded)
-    sb = ctx.params.sandbox
     report = validate_all(
-        coded, ctx.task, sb.scenarios, sb.scenario_steps, sb.timeout_s, sb.isolation
+        coded, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius
     )
     finish(ctx, "validate", key, [write_model(ctx.layout.file(k, "validation.json"), report)])
     return report

@@ -64,6 +64,11 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
     def player(self) -> Any:
         return self._env._player
 
+    @property
+    def world(self) -> Any:
+        """crafter's World (materials, objects): for the trusted process only."""
+        return self._env._world
+
     def local_window(self, radius: int | None = None) -> np.ndarray:
         """Semantic ids in a (2r+1)x(2r+1) window around the player, indexed [dx + r, dy + r];
         0 outside the world. Same values as crafter's semantic map, without building it."""
@@ -134,6 +139,21 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         terminated = bool(dead or info["success"])
         truncated = bool(done and not terminated)
         return self._last_obs, float(reward), terminated, truncated, info
+
+    def refresh(self) -> dict[str, Any]:
+        """Re-read the state after the trusted process changed the world or the player (as
+        validation scenarios do); returns the new info."""
+        player = self.player
+        raw = {
+            "inventory": player.inventory.copy(),
+            "achievements": player.achievements.copy(),
+            "player_pos": player.pos,
+        }
+        info = self._info(raw)
+        self._last_info = info
+        image = np.asarray(self._env._obs()) if self.observation_kind == "image" else None
+        self._last_obs = self._observe(image, info)  # type: ignore[arg-type]
+        return info
 
     @property
     def last_obs(self) -> np.ndarray:

@@ -9,20 +9,13 @@ from __future__ import annotations
 import functools
 from collections import Counter
 
+from rlgpt.envs.preconditions import collect_source, requirement
 from rlgpt.envs.recipes import achievements, game_data
 
 # Achievements with no recipe: what to do first (beyond the achievement itself).
 _SPECIAL_PREREQS: dict[str, list[str]] = {
     "eat_plant": ["place_plant"],
 }
-
-
-def _collect_source(item: str) -> str | None:
-    """The material whose collection yields `item` (e.g. wood <- tree)."""
-    for material, info in game_data()["collect"].items():
-        if item in info["receive"]:
-            return str(material)
-    return None
 
 
 class _Planner:
@@ -40,7 +33,7 @@ class _Planner:
             for _ in range(missing):
                 self.achieve(f"make_{item}")
             return
-        source = _collect_source(item)
+        source = collect_source(item)
         if source is None:
             raise ValueError(f"no recipe yields '{item}'")
         for tool, n in self.data["collect"][source]["require"].items():
@@ -66,7 +59,7 @@ class _Planner:
                 self.inv[item] -= n
             self.steps.append(ach)
             self.inv[name] += info["gives"]
-        elif kind == "collect" and _collect_source(name) is not None:
+        elif kind == "collect" and collect_source(name) is not None:
             self.ensure(name, self.inv[name] + 1)
         else:
             for pre in _SPECIAL_PREREQS.get(ach, []):
@@ -107,23 +100,10 @@ def is_plannable(target: str) -> bool:
 
 def precondition_of(ach: str) -> str:
     """A one-line precondition for a sub-action, from the recipes."""
-    data = game_data()
-    kind, _, name = ach.partition("_")
-    if kind == "collect" and (src := _collect_source(name)):
-        req = data["collect"][src]["require"]
-        tools = ", ".join(f"{k}>={v}" for k, v in req.items()) or "nothing"
-        return f"a reachable '{src}' cell; inventory needs {tools}"
-    if kind == "place" and name in data["place"]:
-        uses = ", ".join(f"{k}>={v}" for k, v in data["place"][name]["uses"].items())
-        where = "/".join(data["place"][name]["where"])
-        return f"inventory {uses}; facing a {where} cell"
-    if kind == "make" and name in data["make"]:
-        info = data["make"][name]
-        uses = ", ".join(f"{k}>={v}" for k, v in info["uses"].items())
-        return f"inventory {uses}; standing next to {' and '.join(info['nearby'])}"
-    return "none beyond staying alive"
+    req = requirement(ach)
+    return req.describe() if req is not None else "none beyond staying alive"
 
 
 def effect_of(ach: str, count: int) -> str:
-    """A one-line expected effect of a sub-action."""
-    return f"achievement counter '{ach}' rises by {count}"
+    """A one-line expected effect of a sub-action (per call: the counter rises by one)."""
+    return f"achievement counter '{ach}' rises by 1 per call ({count} in all)"

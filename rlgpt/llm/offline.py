@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from rlgpt.envs.planner import effect_of, plan_steps, precondition_of
+from rlgpt.envs.preconditions import max_energy, requirement
 from rlgpt.envs.recipes import game_data
 from rlgpt.llm.base import LLMReply, LLMRequest
 from rlgpt.messages import (
@@ -27,20 +28,6 @@ from rlgpt.skills.library import library_hash, template
 
 # Which achievements the first plan codes: those with no search in them (a fixed recipe step).
 _CODED_FIRST = ("place_", "make_", "wake_up")
-_OBJECT_TARGETS = {
-    "eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
-    "eat_plant": "plant", "collect_drink": "water", "collect_sapling": "grass",
-}  # fmt: skip
-
-
-def _target_of(ach: str) -> str:
-    if ach in _OBJECT_TARGETS:
-        return _OBJECT_TARGETS[ach]
-    item = ach.removeprefix("collect_")
-    for material, info in game_data()["collect"].items():
-        if item in info["receive"]:
-            return str(material)
-    raise ValueError(f"no target for {ach}")
 
 
 def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedAction:
@@ -65,11 +52,14 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
         values |= {"stations": list(info["nearby"]), "uses": info["uses"], "action": ach}
     elif ach == "wake_up":
-        tpl, doc = "sleep", "Sleep until the player wakes up."
+        tpl, doc = "sleep", "Sleep until the player wakes up (only a tired player can sleep)."
+        values["max_energy"] = max_energy()
     else:
-        target = _target_of(ach)
-        tpl, doc = "interact", f"Walk to the nearest {target} and hit it until '{ach}' rises."
-        values["target"] = target
+        req = requirement(ach)
+        if req is None or req.target is None:
+            raise ValueError(f"no target for {ach}")
+        tpl, doc = "interact", f"Walk to the nearest {req.target} and hit it until '{ach}' rises."
+        values |= {"target": req.target, "requires": req.items}
     source = template(tpl).substitute(values | {"doc": doc})
     return CodedAction(name=ach, docstring=doc, source=source, step_budget=step_budget)
 

@@ -17,17 +17,21 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from rlgpt.envs.recipes import actions, semantic_names
+from rlgpt.envs.preconditions import item_sources
+from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
 from rlgpt.errors import UserError
 from rlgpt.messages import CodedAction
 
 log = logging.getLogger(__name__)
 MAX_REPLY_BYTES = 65_536
+WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
 _CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
 
 
 class MacroError(Exception):
-    """A coded action failed in the worker: kind is crash, timeout or invalid_output."""
+    """A coded action failed in the worker. kind: exception or api_misuse (its code raised),
+    invalid_action (it yielded something that is not an action), timeout (no answer in time,
+    the worker was killed) or crash (the worker died or broke the protocol)."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(f"{kind}: {message}")
@@ -133,6 +137,9 @@ class MacroWorker:
             {
                 "op": "load",
                 "names": list(semantic_names()),
+                "items": list(game_data()["items"]),
+                "achievements": achievements(),
+                "item_sources": item_sources(),
                 "primitives": actions(),
                 "actions": {c.name: c.source for c in coded},
             },
@@ -160,27 +167,29 @@ class MacroWorker:
             self._buf += chunk
             if len(self._buf) > MAX_REPLY_BYTES:
                 self.close()
-                raise MacroError("invalid_output", "reply larger than the cap")
+                raise MacroError("crash", "reply larger than the cap (protocol broken)")
         line, _, self._buf = self._buf.partition(b"\n")
         try:
             reply = json.loads(line)
         except ValueError:
             self.close()
-            raise MacroError("invalid_output", "unparsable reply") from None
+            raise MacroError("crash", "unparsable reply (protocol broken)") from None
         if not isinstance(reply, dict):
             self.close()
-            raise MacroError("invalid_output", "reply is not an object")
+            raise MacroError("crash", "reply is not an object (protocol broken)")
         return reply
 
     def _advance(self, msg: dict[str, Any]) -> str | None:
         reply = self._call(msg)
         if "error" in reply:
-            raise MacroError(str(reply["error"]), str(reply.get("message", ""))[:300])
+            kind = str(reply["error"])
+            kind = kind if kind in WORKER_ERRORS else "crash"  # never trust a forged kind
+            raise MacroError(kind, str(reply.get("message", ""))[:300])
         if reply.get("done"):
             return None
         action = reply.get("action")
         if action not in self._primitives:
-            raise MacroError("invalid_output", f"unknown action {str(action)[:40]!r}")
+            raise MacroError("invalid_action", f"unknown action {str(action)[:40]!r}")
         return str(action)
 
     def _delta(self, state: dict[str, Any]) -> dict[str, Any]:

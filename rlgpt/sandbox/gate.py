@@ -32,13 +32,13 @@ def _check_node(node: ast.AST) -> None:
         mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
         for mod in mods:
             if (mod or "").split(".")[0] not in ALLOWED_IMPORTS:
-                raise GateError("forbidden", f"line {line}: import of '{mod}' is not allowed")
+                raise GateError("gate", f"line {line}: import of '{mod}' is not allowed")
     elif isinstance(node, ast.Name) and (node.id in FORBIDDEN_NAMES or node.id.startswith("__")):
-        raise GateError("forbidden", f"line {line}: name '{node.id}' is not allowed")
+        raise GateError("gate", f"line {line}: name '{node.id}' is not allowed")
     elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-        raise GateError("forbidden", f"line {line}: attribute '{node.attr}' is not allowed")
+        raise GateError("gate", f"line {line}: attribute '{node.attr}' is not allowed")
     elif isinstance(node, ast.Global | ast.Nonlocal | ast.ClassDef | ast.AsyncFunctionDef):
-        raise GateError("forbidden", f"line {line}: {type(node).__name__} is not allowed")
+        raise GateError("gate", f"line {line}: {type(node).__name__} is not allowed")
 
 
 def _is_generator(fn: ast.FunctionDef) -> bool:
@@ -56,7 +56,7 @@ def _is_generator(fn: ast.FunctionDef) -> bool:
 def check_source(name: str, source: str) -> ast.Module:
     """Raise GateError unless `source` defines a generator `def <name>(view)` within the rules."""
     if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
-        raise GateError("forbidden", f"source is larger than {MAX_SOURCE_BYTES} bytes")
+        raise GateError("gate", f"source is larger than {MAX_SOURCE_BYTES} bytes")
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -66,13 +66,13 @@ def check_source(name: str, source: str) -> ast.Module:
     for stmt in tree.body:
         if not isinstance(stmt, _ALLOWED_TOP):
             raise GateError(
-                "forbidden", f"line {stmt.lineno}: only defs, imports and constants at top level"
+                "gate", f"line {stmt.lineno}: only defs, imports and constants at top level"
             )
     try:
         for node in ast.walk(tree):
             _check_node(node)
     except RecursionError:
-        raise GateError("forbidden", "source nests too deeply") from None
+        raise GateError("gate", "source nests too deeply") from None
     funcs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
     fn = funcs.get(name)
     if fn is None:

@@ -7,12 +7,15 @@ environment, a scratch directory and resource limits. Requests and replies are J
   {"op": "start", "name": "collect_wood", "state": {...}}             -> {"action": "do"}
   {"op": "next", "state": {...}}                                      -> {"done": true}
 
-Errors come back as {"error": KIND, "message": "..."}; the host decides what they mean.
+Errors come back as {"error": KIND, "message": "..."} with KIND one of exception (the code
+raised), api_misuse (the skill API said how it was misused) or invalid_action (it yielded
+something that is not an action name); the host decides what they mean.
 """
 
 from __future__ import annotations
 
 import builtins
+import difflib
 import json
 import os
 import sys
@@ -62,17 +65,21 @@ MAX_ACTIONS_PER_CALL = 10_000
 
 class _Worker:
     def __init__(self) -> None:
-        from rlgpt.skills.api import SKILL_API, ObsView
+        from rlgpt.skills.api import SKILL_API, ObsView, SkillAPIError
 
         self._api = SKILL_API
         self._view_cls = ObsView
+        self._api_error = SkillAPIError
         self._fns: dict[str, Any] = {}
         self._view: Any = None
         self._gen: Generator[Any, None, Any] | None = None
         self._primitives: frozenset[str] = frozenset()
 
     def load(self, msg: dict[str, Any]) -> dict[str, Any]:
-        self._view = self._view_cls(msg["names"])
+        self._view = self._view_cls(
+            msg["names"], msg.get("items", ()), msg.get("achievements", ()),
+            msg.get("item_sources"),
+        )  # fmt: skip
         self._primitives = frozenset(msg["primitives"])
         safe = {k: getattr(builtins, k) for k in SAFE_BUILTINS if hasattr(builtins, k)}
         safe["__import__"] = builtins.__import__  # the gate already allow-listed imports
@@ -90,7 +97,7 @@ class _Worker:
                 exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102
                 self._fns[name] = namespace[name]
             except BaseException as exc:  # noqa: BLE001 - report anything to the host
-                errors[name] = _describe(exc)
+                errors[name] = "while loading: " + _describe(exc)
         return {"ok": not errors, "errors": errors}
 
     def advance(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -99,7 +106,11 @@ class _Worker:
             fn = self._fns.get(msg["name"])
             if fn is None:
                 return {"error": "crash", "message": f"unknown coded action {msg['name']!r}"}
-            self._gen = fn(self._view)
+            self._gen = None
+            try:
+                self._gen = fn(self._view)
+            except BaseException as exc:  # noqa: BLE001 - e.g. called with the wrong arguments
+                return {"error": "exception", "message": _describe(exc)}
         if self._gen is None:
             return {"error": "crash", "message": "no coded action is running"}
         try:
@@ -109,12 +120,21 @@ class _Worker:
             return {"done": True}
         except BaseException as exc:  # noqa: BLE001
             self._gen = None
-            return {"error": "crash", "message": _describe(exc)}
+            kind = "api_misuse" if isinstance(exc, self._api_error) else "exception"
+            return {"error": kind, "message": _describe(exc)}
         if not isinstance(action, str) or action not in self._primitives:
             self._gen = None
-            shown = repr(action)[:60]
-            return {"error": "invalid_output", "message": f"yielded {shown}, not an action name"}
+            return {"error": "invalid_action", "message": _not_an_action(action, self._primitives)}
         return {"action": action}
+
+
+def _not_an_action(value: Any, primitives: frozenset[str]) -> str:
+    shown = repr(value)[:60]
+    if not isinstance(value, str):
+        return f"yielded {shown} ({type(value).__name__}), not an action name (a str)"
+    near = difflib.get_close_matches(value[:60], sorted(primitives), n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return f"yielded {shown}, which is not an action{hint}"
 
 
 def _describe(exc: BaseException) -> str:

@@ -12,6 +12,7 @@ player to face it.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections import deque
 from collections.abc import Generator, Iterable
@@ -28,19 +29,50 @@ MOVES: dict[tuple[int, int], str] = {
 WALKABLE = ("grass", "sand", "path")
 
 
+class SkillAPIError(Exception):
+    """The skill API was misused (an unknown name, attribute or key); the message says how."""
+
+
+def _close(word: str, options: Iterable[str]) -> str:
+    near = difflib.get_close_matches(word, list(options), n=1)
+    return f" (did you mean '{near[0]}'?)" if near else ""
+
+
+class _Counts(dict[str, int]):
+    """A copy of the inventory or achievements; a name that does not exist says so."""
+
+    def __init__(self, data: dict[str, int], known: tuple[str, ...], what: str) -> None:
+        super().__init__(data)
+        self._known = known
+        self._what = what
+
+    def __missing__(self, key: str) -> int:
+        if not self._known or key in self._known:
+            return 0
+        raise SkillAPIError(
+            f"{key!r} is not {self._what}{_close(str(key), self._known)}; "
+            f"valid: {', '.join(self._known)}"
+        )
+
+
 class ObsView:
     """What a coded action may read: local map, inventory, achievements, facing, vitals."""
 
-    def __init__(self, names: Iterable[str]) -> None:
+    def __init__(
+        self, names: Iterable[str], items: Iterable[str] = (), achievements: Iterable[str] = (),
+        item_sources: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
         self._names = tuple(names)
         self._ids = {n: i for i, n in enumerate(self._names)}
+        self._items = tuple(items)
+        self._achievement_names = tuple(achievements)
+        self._sources = dict(item_sources or {})
         self._flat: bytes | list[int] = bytes(1)
         self._side = 1
         self._radius = 0
         self._inventory: dict[str, int] = {}
         self._achievements: dict[str, int] = {}
         self._facing = (0, 1)
-        self.steps = 0
 
     def update(self, state: dict[str, Any]) -> None:
         """Called by the runtime (not by coded actions) with the latest game state. `local` is
@@ -60,24 +92,46 @@ class ObsView:
             self._achievements = dict(state["achievements"])
         if "facing" in state:
             self._facing = (int(state["facing"][0]), int(state["facing"][1]))
-        self.steps += 1
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # copy, pickle and friends probe for these
+            raise AttributeError(name)
+        public = [n for n in dir(type(self)) if not n.startswith("_") and n != "update"]
+        raise SkillAPIError(
+            f"view has no attribute {name!r}{_close(name, public)}; it has: {', '.join(public)}"
+        )
+
+    def _check_name(self, name: str) -> int:
+        """The semantic id of a map name; an item or unknown name is a SkillAPIError."""
+        if name in self._ids and name != "none":
+            return self._ids[name]
+        hint = _close(str(name), self._names)
+        if name in self._sources:
+            hint = f" ({name} is an item: it comes from '{self._sources[name]}')"
+        raise SkillAPIError(
+            f"{name!r} is not on the map{hint}; map names: {', '.join(self._names[1:])}"
+        )
 
     @property
     def inventory(self) -> dict[str, int]:
-        """Item counts, e.g. view.inventory["wood"]; vitals are items too."""
-        return dict(self._inventory)
+        """Item counts, e.g. view.inventory["wood"]; vitals (health, food, drink, energy) are
+        items too. A copy: changing it changes nothing."""
+        return _Counts(self._inventory, self._items, "an item")
 
     @property
     def achievements(self) -> dict[str, int]:
-        """How often each achievement was reached this episode."""
-        return dict(self._achievements)
+        """How often each achievement was reached this episode, e.g.
+        view.achievements["place_table"]; compare with its value at the start to see an effect."""
+        return _Counts(self._achievements, self._achievement_names, "an achievement")
 
     @property
     def vitals(self) -> dict[str, int]:
+        """health, food, drink and energy (0-9 each); the player dies when health reaches 0."""
         return {k: self._inventory.get(k, 0) for k in ("health", "food", "drink", "energy")}
 
     @property
     def facing(self) -> tuple[int, int]:
+        """(dx, dy) of the cell the player faces: "do", "place_*" act on that cell."""
         return self._facing
 
     @property
@@ -98,19 +152,21 @@ class ObsView:
         return self.at(*self._facing)
 
     def cells(self, name: str) -> list[tuple[int, int]]:
-        """All (dx, dy) where `name` is visible, nearest (Manhattan) first."""
-        want, side, r = self._ids.get(name, -1), self._side, self._radius
+        """All (dx, dy) where `name` (a material or creature, e.g. "tree") is visible, nearest
+        (Manhattan) first; [] when there is none. An item name such as "wood" is an error."""
+        want, side, r = self._check_name(name), self._side, self._radius
         found = [(i // side - r, i % side - r) for i, v in enumerate(self._flat) if v == want]
         return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
 
     def nearest(self, name: str) -> tuple[int, int] | None:
-        """(dx, dy) of the nearest visible `name`, or None."""
+        """(dx, dy) of the nearest visible `name` (a material or creature), or None."""
         cells = self.cells(name)
         return cells[0] if cells else None
 
 
 def path_to(view: ObsView, targets: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
-    """Shortest walkable path (list of unit steps) to a cell next to any target, or None."""
+    """Shortest walkable path (a list of unit steps (dx, dy); MOVES[step] is the action) from
+    the player to a cell next to any of `targets`, or None. A plain function, not a generator."""
     r = view.radius
     start = (0, 0)
     goals = {(tx + ox, ty + oy) for tx, ty in targets for ox, oy in MOVES}
@@ -137,7 +193,9 @@ def path_to(view: ObsView, targets: set[tuple[int, int]]) -> list[tuple[int, int
 
 
 def approach(view: ObsView, name: str) -> Action:
-    """Walk next to the nearest reachable `name` and face it. Returns True when facing it."""
+    """Walk next to the nearest reachable `name` (a material or creature) and face it; returns
+    True when facing it, False when none is visible or reachable. A generator: use it as
+    `reached = yield from approach(view, "tree")`."""
     while view.facing_name != name:
         targets = set(view.cells(name))
         if not targets:
@@ -155,7 +213,8 @@ def approach(view: ObsView, name: str) -> Action:
 
 def explore(view: ObsView, steps: int = 8) -> Action:
     """Walk up to `steps` cells straight ahead to reveal new cells; when blocked, turn to the
-    open direction that leads farthest. Always yields at least one action when steps > 0."""
+    open direction that leads farthest. Always yields at least one action when steps > 0.
+    A generator: use it as `yield from explore(view, 8)`."""
     for _ in range(steps):
         if view.at(*view.facing) in WALKABLE:
             yield MOVES[view.facing]
@@ -175,7 +234,9 @@ def explore(view: ObsView, steps: int = 8) -> Action:
 
 
 def face_free(view: ObsView, kinds: tuple[str, ...] = WALKABLE) -> Action:
-    """Turn to face an adjacent cell of one of `kinds`; moves only when none is adjacent."""
+    """Face an adjacent cell of one of `kinds` (moving toward a walkable one steps onto it, so
+    the player then faces the cell beyond); explores 2 steps when none is adjacent. Returns
+    True when it found one. A generator: `ok = yield from face_free(view, ("grass",))`."""
     for d, move in MOVES.items():
         if view.at(*d) in kinds and view.at(*d) != "none":
             if view.facing != d:

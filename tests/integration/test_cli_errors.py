@@ -71,7 +71,7 @@ def test_sandbox_check_accepts_and_rejects(tmp_path, cli_env):
     bad = _run(["sandbox", "check", "evil.py"], tmp_path, cli_env)
     assert bad.returncode == 1
     verdict = json.loads(bad.stdout)["actions"][0]
-    assert verdict["ok"] is False and verdict["error_kind"] == "forbidden"
+    assert verdict["ok"] is False and verdict["error_kind"] == "gate"
     assert "os" in verdict["message"]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rlgpt.envs.tasks import get_task
+from rlgpt.config import SandboxParams
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.validate import validate_action
 from tests.conftest import rlgpt_exe
@@ -23,6 +23,7 @@ CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("*.py"))
 HOST = Path("/tmp/rlgpt_corpus")  # the paths the hostile programs aim at
 SECRET = "sk-corpus-SECRET-31337"
+SANDBOX = SandboxParams(scenarios=1, scenario_steps=60, timeout_s=3.0)
 
 
 def expected(path: Path) -> set[str]:
@@ -96,7 +97,7 @@ def test_corpus_is_large_enough():
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_program_is_contained(path, host):
     action = CodedAction(name="act", docstring="", source=path.read_text())
-    verdict = validate_action(action, get_task("make_wood_pickaxe"), 1, 60, 3.0)
+    verdict = validate_action(action, sandbox=SANDBOX)
     outcome = "ok" if verdict.ok else verdict.error_kind
     assert outcome in expected(path), f"{path.stem}: {outcome}: {verdict.message}"
     assert SECRET not in verdict.model_dump_json(), "no secret comes back"

@@ -74,7 +74,7 @@ def test_syntax_error_names_the_line():
 )
 def test_forbidden_constructs(source, needle):
     result = rejected(source)
-    assert result.error_kind == "forbidden"
+    assert result.error_kind == "gate"
     assert needle in result.message
 
 
@@ -112,14 +112,14 @@ def test_signature_errors(name, source, needle):
 def test_oversized_source_is_rejected_before_parsing():
     source = src("    yield 'noop'\n") + "#" * MAX_SOURCE_BYTES
     result = rejected(source)
-    assert result.error_kind == "forbidden"
+    assert result.error_kind == "gate"
     assert str(MAX_SOURCE_BYTES) in result.message
 
 
 def test_size_cap_counts_bytes_not_characters():
     body = "    s = '" + "é" * (MAX_SOURCE_BYTES // 2) + "'\n    yield 'noop'\n"
     assert len(src(body)) < MAX_SOURCE_BYTES < len(src(body).encode())
-    assert rejected(src(body)).error_kind == "forbidden"
+    assert rejected(src(body)).error_kind == "gate"
 
 
 @pytest.mark.parametrize(
@@ -136,7 +136,7 @@ def test_size_cap_counts_bytes_not_characters():
 )
 def test_deeply_nested_source_is_rejected_without_crashing(source):
     result = rejected(source)
-    assert result.error_kind in ("syntax", "forbidden")
+    assert result.error_kind in ("syntax", "gate")
     # the interpreter is still fine afterwards
     assert gate("act", src("    yield 'noop'\n")) is None
 
@@ -144,4 +144,4 @@ def test_deeply_nested_source_is_rejected_without_crashing(source):
 def test_check_source_raises_gate_error_with_kind():
     with pytest.raises(GateError) as info:
         check_source("act", "import os\n" + src("    yield 'noop'\n"))
-    assert info.value.kind == "forbidden"
+    assert info.value.kind == "gate"

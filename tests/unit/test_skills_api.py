@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from rlgpt.envs.recipes import semantic_names
-from rlgpt.skills.api import MOVES, WALKABLE, ObsView, approach, explore, face_free, path_to
+from rlgpt.skills.api import (
+    MOVES,
+    WALKABLE,
+    ObsView,
+    SkillAPIError,
+    approach,
+    explore,
+    face_free,
+    path_to,
+)
 
 STEP = {name: d for d, name in MOVES.items()}
 
@@ -115,11 +124,42 @@ def test_cells_are_sorted_nearest_first(local_state):
     assert view.cells("diamond") == []
 
 
-def test_update_counts_steps(local_state):
-    view = ObsView(semantic_names())
-    view.update(local_state({}))
-    view.update(local_state({}))
-    assert view.steps == 2
+def _full_view(local_state, cells=None, **kwargs) -> ObsView:
+    from rlgpt.envs.preconditions import item_sources
+    from rlgpt.envs.recipes import achievements, game_data
+
+    view = ObsView(semantic_names(), game_data()["items"], achievements(), item_sources())
+    view.update(local_state(cells or {}, **kwargs))
+    return view
+
+
+def test_an_item_name_on_the_map_says_where_it_comes_from(local_state):
+    view = _full_view(local_state, {(2, 0): "tree"})
+    with pytest.raises(SkillAPIError, match="wood is an item: it comes from 'tree'"):
+        view.nearest("wood")
+    with pytest.raises(SkillAPIError, match="did you mean 'tree'"):
+        view.cells("trees")
+    with pytest.raises(SkillAPIError, match="'wood' is not on the map"):
+        next(approach(view, "wood"))
+
+
+def test_unknown_view_attribute_lists_what_there_is(local_state):
+    view = _full_view(local_state)
+    with pytest.raises(SkillAPIError, match="view has no attribute 'find'.*it has: .*nearest"):
+        view.find("tree")  # noqa: B018
+    with pytest.raises(AttributeError):  # copy and pickle still see plain AttributeErrors
+        view.__deepcopy__  # noqa: B018
+
+
+def test_unknown_inventory_key_names_the_close_one(local_state):
+    view = _full_view(local_state, inventory={"wood": 1})
+    assert view.inventory["wood"] == 1
+    assert view.inventory["stone"] == 0  # a real item that the state left out
+    assert view.inventory.get("log", 0) == 0
+    with pytest.raises(SkillAPIError, match="did you mean 'wood_pickaxe'"):
+        view.inventory["wood_pickaxes"]  # noqa: B018
+    with pytest.raises(SkillAPIError, match="not an achievement"):
+        view.achievements["collect_log"]  # noqa: B018
 
 
 # -- path_to --------------------------------------------------------------------------------

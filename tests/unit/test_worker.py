@@ -83,7 +83,7 @@ def test_invalid_action_name(make_worker, coded_action, state):
     worker = make_worker([coded_action("fly", "    yield 'fly'\n")])
     with pytest.raises(MacroError) as info:
         worker.start("fly", state)
-    assert info.value.kind == "invalid_output"
+    assert info.value.kind == "invalid_action"
     assert "fly" in info.value.message
 
 
@@ -91,29 +91,32 @@ def test_non_string_output_is_invalid(make_worker, coded_action, state):
     worker = make_worker([coded_action("num", "    yield 3\n")])
     with pytest.raises(MacroError) as info:
         worker.start("num", state)
-    assert info.value.kind == "invalid_output"
+    assert info.value.kind == "invalid_action"
+    assert "(int), not an action name" in info.value.message
 
 
-def test_raising_is_a_crash_with_line_and_the_worker_survives(make_worker, coded_action, state):
+def test_raising_is_an_exception_with_line_and_the_worker_survives(
+    make_worker, coded_action, state
+):
     boom = coded_action("boom", "    yield 'noop'\n    raise ValueError('no trees here')\n")
     ok = coded_action("ok", "    yield 'do'\n")
     worker = make_worker([boom, ok])
     assert worker.start("boom", state) == "noop"
     with pytest.raises(MacroError) as info:
         worker.next(state)
-    assert info.value.kind == "crash"
+    assert info.value.kind == "exception"
     assert "ValueError: no trees here" in info.value.message
     assert "line 3 of boom" in info.value.message
     assert worker.alive
     assert worker.start("ok", state) == "do"
 
 
-def test_memory_limit_turns_a_huge_allocation_into_a_crash(make_worker, coded_action, state):
+def test_memory_limit_turns_a_huge_allocation_into_an_exception(make_worker, coded_action, state):
     hog = coded_action("hog", "    s = 'x' * (2 ** 31)\n    yield 'noop'\n")
     worker = make_worker([hog], memory_mib=512)
     with pytest.raises(MacroError) as info:
         worker.start("hog", state)
-    assert info.value.kind == "crash"
+    assert info.value.kind == "exception"
     assert "MemoryError" in info.value.message
 
 
@@ -143,7 +146,7 @@ def test_builtins_are_restricted(make_worker, coded_action, state):
     worker = make_worker([act])
     with pytest.raises(MacroError) as info:
         worker.start("act", state)
-    assert info.value.kind == "crash"
+    assert info.value.kind == "exception"
     assert "NameError" in info.value.message
 
 

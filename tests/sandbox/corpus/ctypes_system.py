@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 from ctypes import CDLL
 
 def act(view):

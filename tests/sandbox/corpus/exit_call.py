@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 def act(view):
     exit(0)
     yield "noop"

@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 def act(view):
     ｅｖａｌ("__import__('os').system('true')")
     yield "noop"

@@ -1,4 +1,4 @@
-# expect: crash|timeout
+# expect: exception|crash|timeout
 def act(view):
     hog = []
     while True:

@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 import crafter_skills_pro
 
 def act(view):

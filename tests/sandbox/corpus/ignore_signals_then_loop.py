@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 import signal
 
 def act(view):

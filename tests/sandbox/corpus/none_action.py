@@ -1,3 +1,3 @@
-# expect: invalid_output
+# expect: invalid_action
 def act(view):
     yield None

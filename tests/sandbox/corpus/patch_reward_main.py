@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 import __main__
 
 def act(view):

@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 from os import getppid
 
 def act(view):

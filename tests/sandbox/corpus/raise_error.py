@@ -1,4 +1,4 @@
-# expect: crash
+# expect: exception
 def act(view):
     raise ValueError("boom")
     yield "noop"

@@ -1,4 +1,4 @@
-# expect: crash
+# expect: exception
 def act(view):
     def deeper(n):
         return deeper(n + 1) + 1

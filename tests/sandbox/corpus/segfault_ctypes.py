@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 import ctypes
 
 def act(view):

@@ -1,4 +1,4 @@
-# expect: forbidden
+# expect: gate
 import subprocess
 
 def act(view):

@@ -1,0 +1,214 @@
+"""Validation scenarios: real Crafter states arranged by the trusted process.
+
+For a sub-action named after an achievement, `plan_scenarios` lays out states in which its
+precondition holds ("met"): the player holds exactly the items it needs, the stations it needs
+stand in view but out of reach, and the material or creature it targets is in view but not next
+to the player, so the action must walk. It also lays out states in which one required item is
+short ("unmet"): there the action must end by itself, quickly. `stage` builds a scenario on a
+real world (the seed's own terrain, then the arrangement), deterministically per seed. No
+generated code is involved in either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crafter import objects
+
+from rlgpt.envs.crafter_env import CrafterEnv
+from rlgpt.envs.preconditions import Requirement, max_energy, requirement
+from rlgpt.messages import Scenario
+
+# Where the target (or the first station) goes, relative to the player: in view, out of reach.
+OFFSETS = ((3, 0), (-2, -3), (0, 4), (-4, 1), (2, 3), (-3, -2), (4, -1), (1, -4))
+# A skeleton within 3 cells flees rather than walks up: in its walled nook it stays put.
+CLOSE_OFFSETS = ((3, 0), (-2, -1), (0, 3), (-3, 0), (1, -2), (0, -3))
+FACINGS = ((0, 1), (-1, 0), (0, -1), (1, 0))
+BLOCKERS = (None, "tree", "stone")  # what the player faces in place-style layouts
+WALKABLE = ("grass", "sand", "path")
+HOSTILE = (objects.Zombie, objects.Skeleton, objects.Arrow)
+CREATURES: dict[str, Any] = {
+    "cow": objects.Cow, "zombie": objects.Zombie, "skeleton": objects.Skeleton,
+    "plant": objects.Plant,
+}  # fmt: skip
+TIRED_BY = 3  # energy below its maximum in sleep scenarios
+MAX_UNMET = 3
+
+
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _offset(i: int, radius: int, close: bool = False) -> tuple[int, int]:
+    """The i-th layout offset, kept in view (and out of reach when the view allows it)."""
+    table = CLOSE_OFFSETS if close else OFFSETS
+    dx, dy = table[i % len(table)]
+    r = max(2, radius)
+    return max(-r, min(r, dx)), max(-r, min(r, dy))
+
+
+def _approach_cell(t: tuple[int, int]) -> tuple[int, int]:
+    """The cell next to `t` on the player's side, along t's longer axis."""
+    if abs(t[0]) >= abs(t[1]):
+        return (t[0] - _sign(t[0]), t[1])
+    return (t[0], t[1] - _sign(t[1]))
+
+
+def _l_path(a: tuple[int, int]) -> list[tuple[int, int]]:
+    """Cells from the player to `a`: along x first, then along y."""
+    cells, x, y = [], 0, 0
+    while x != a[0]:
+        x += _sign(a[0])
+        cells.append((x, y))
+    while y != a[1]:
+        y += _sign(a[1])
+        cells.append((x, y))
+    return cells
+
+
+def _layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
+    """Stations, target and facing of layout i for requirement `req`."""
+    facing = FACINGS[i % len(FACINGS)]
+    out: dict[str, Any] = {"facing": facing}
+    t = _offset(i, radius, close=req.target == "skeleton")
+    if req.stations:
+        perp = (0, 1) if abs(t[0]) >= abs(t[1]) else (1, 0)
+        spots = [t, (t[0] + perp[0], t[1] + perp[1])]
+        out["stations"] = {s: spots[j] for j, s in enumerate(req.stations[:2])}
+    elif req.target and req.target != "grass":
+        out["target"], out["target_at"] = req.target, t
+    if req.kind == "place" or req.target == "grass":
+        out["front"] = BLOCKERS[i % len(BLOCKERS)]
+    return out
+
+
+def _base_inventory(req: Requirement) -> dict[str, int]:
+    inv = dict(req.items)
+    if req.tired:
+        inv["energy"] = max_energy() - TIRED_BY
+    return inv
+
+
+def _unmet(req: Requirement) -> list[tuple[dict[str, int], str]]:
+    """Inventories that withhold one requirement each (one short of it), with what is short."""
+    out = []
+    for item, n in list(req.items.items())[:MAX_UNMET]:
+        inv = {**_base_inventory(req), item: n - 1 if n > 1 else 0}
+        out.append((inv, f"{item} (has {inv[item]}, needs {n})"))
+    if req.tired:
+        out.append(({"energy": max_energy()}, f"tiredness (energy is full, {max_energy()})"))
+    return out
+
+
+def plan_scenarios(
+    ach: str, *, count: int, seed_base: int, budget: int, radius: int, unmet_steps: int,
+    unknown_steps: int,
+) -> list[Scenario]:  # fmt: skip
+    """`count` met scenarios (several seeds and layouts) and the unmet ones for `ach`; for a
+    name that is no achievement, `count` plain fresh worlds ("unknown": nothing to check)."""
+    req = requirement(ach)
+    if req is None:
+        return [
+            Scenario(
+                name=f"fresh-{i + 1}",
+                seed=seed_base + i,
+                precondition="unknown",
+                max_steps=unknown_steps,
+            )  # fmt: skip
+            for i in range(count)
+        ]
+    out = [
+        Scenario(
+            name=f"met-{i + 1}",
+            seed=seed_base + i,
+            precondition="met",
+            inventory=_base_inventory(req),
+            max_steps=budget,
+            **_layout(req, i, radius),
+        )  # fmt: skip
+        for i in range(count)
+    ]
+    for j, (inv, missing) in enumerate(_unmet(req)):
+        out.append(
+            Scenario(
+                name=f"unmet-{j + 1}",
+                seed=seed_base + 50 + j,
+                precondition="unmet",
+                inventory=inv,
+                max_steps=unmet_steps,
+                missing=missing,
+                **_layout(req, j, radius),
+            )  # fmt: skip
+        )
+    return out
+
+
+# -- building a scenario on a real world ----------------------------------------------------
+def _clear(world: Any, pos: tuple[int, int], material: str | None = None) -> None:
+    """Remove any creature at `pos` (never the player); set its material if given."""
+    _, obj = world[pos]
+    if obj is not None and not isinstance(obj, objects.Player):
+        world.remove(obj)
+    if material is not None:
+        world[pos] = material
+
+
+def stage(env: CrafterEnv, spec: Scenario) -> dict[str, Any]:
+    """Reset `env` to the scenario's seed and arrange it; the info of the arranged state."""
+    info = env.reset(seed=spec.seed)[1]
+    if spec.precondition == "unknown":
+        return info
+    world, player = env.world, env.player
+    px, py = (int(v) for v in player.pos)
+
+    def at(d: tuple[int, int]) -> tuple[int, int]:
+        return (px + d[0], py + d[1])
+
+    for obj in world.objects:  # no fight the scenario did not ask for
+        if isinstance(obj, HOSTILE) and player.distance(obj) <= 12:
+            world.remove(obj)
+    wanted = {spec.target, *spec.stations} - {None}
+    for dx in (-1, 0, 1):  # nothing the action needs is within reach: it must walk
+        for dy in (-1, 0, 1):
+            if (dx, dy) != (0, 0) and world[at((dx, dy))][0] in wanted:
+                _clear(world, at((dx, dy)), "grass")
+    base = "path" if spec.target == "skeleton" else "grass"
+    first = spec.target_at or next(iter(spec.stations.values()), None)
+    if first is not None:
+        approach = _approach_cell(first)
+        for cell in _l_path(approach):
+            mat, _ = world[at(cell)]
+            _clear(world, at(cell), None if mat in WALKABLE else base)
+        if spec.target == "skeleton":  # walls on every side but the way in: it cannot flee
+            for d in FACINGS:
+                side = (first[0] + d[0], first[1] + d[1])
+                if side != approach:
+                    _clear(world, at(side), "stone")
+    for station, d in spec.stations.items():
+        _clear(world, at(d), station)
+    if spec.target and spec.target_at:
+        _place_target(world, player, spec.target, at(spec.target_at))
+    player.facing = tuple(spec.facing)
+    front = at(spec.facing)
+    if spec.front is not None or first is None:
+        _clear(world, front, spec.front or "grass")
+        side = at((spec.facing[1], -spec.facing[0]))  # a free cell to turn to
+        _clear(world, side, "grass")
+    for item, n in spec.inventory.items():
+        player.inventory[item] = n
+    return env.refresh()
+
+
+def _place_target(world: Any, player: Any, target: str, pos: tuple[int, int]) -> None:
+    if target not in CREATURES:
+        _clear(world, pos, target)
+        return
+    _clear(world, pos, "path" if target == "skeleton" else "grass")
+    cls = CREATURES[target]
+    if cls in (objects.Zombie, objects.Skeleton):
+        creature = cls(world, pos, player)
+    else:
+        creature = cls(world, pos)
+    if isinstance(creature, objects.Plant):
+        creature.grown = 400  # ripe: eating it is the effect
+    world.add(creature)
