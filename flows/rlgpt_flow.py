@@ -40,14 +40,13 @@ def _inner_loop(
         k += 1
         coded = stages.generate_code(ctx, k, dec, feedback, coded)
         report = stages.validate(ctx, k, coded)
-        for _ in range(p.llm.max_repairs):
+        for attempt in range(1, p.llm.max_repairs + 1):
             if report.ok:
                 break
-            coded = stages.repair(ctx, k, coded, report)
+            coded = stages.repair(ctx, k, dec, coded, report, attempt)
             report = stages.validate(ctx, k, coded)
-        valid = [a.name for a in report.actions if a.ok]
-        usable = [c for c in coded if c.name in valid]
-        cfg = stages.configure_rl(ctx, k, dec, valid)
+        usable = report.passed(coded)  # nothing that failed validation reaches training
+        cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable])
         trained = stages.train(ctx, k, cfg, usable)
         evaluation = stages.evaluate(ctx, k, dec, cfg, usable, trained)
         verdict = stages.critique(ctx, k, dec, report, evaluation)

@@ -170,7 +170,6 @@ class ActionValidation(Message):
     trace: str = Field(default="", description="Trace of the failing scenario, for the LLM.")
     expected_effect: str = ""
     scenarios: list[ScenarioOutcome] = Field(default_factory=list)
-    seconds: float = Field(default=0.0, description="Wall time of this validation.")
 
     def feedback(self) -> str:
         """The failure as a model should read it: class, message, trace."""

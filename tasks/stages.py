@@ -98,12 +98,20 @@ def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationRep
 
 @stage("repair", retries=2)
 def repair(
-    ctx: RunContext, k: int, coded: list[CodedAction], report: ValidationReport
-) -> list[CodedAction]:
-    key = begin(ctx, "repair", k=k, coded=coded, report=report)
+    ctx: RunContext, k: int, dec: Decomposition, coded: list[CodedAction],
+    report: ValidationReport, attempt: int,
+) -> list[CodedAction]:  # fmt: skip
+    """Fast agent: rewrite each action that failed validation from its class, message, trace."""
+    key = begin(ctx, "repair", k=k, dec=dec, coded=coded, report=report, attempt=attempt)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     failed = {v.name: v for v in report.failed()}
-    fixed = [fast.repair(c, failed[c.name]) if c.name in failed else c for c in coded]
+    subs = {s.name: s for s in dec.sub_actions}
+    fixed = [
+        fast.repair(ctx.task, subs[c.name], c, failed[c.name], attempt, ctx.params.llm.max_repairs)
+        if c.name in failed
+        else c
+        for c in coded
+    ]
     finish(ctx, "repair", key, _save_actions(ctx, k, fixed))
     return fixed
 
@@ -173,12 +181,13 @@ def summarize_iteration(
     valid = {a.name for a in validation.actions if a.ok}
     coded = [s.name for s in dec.sub_actions if s.mode == "code" and s.name in valid]
     learned = [s.name for s in dec.sub_actions if s.name not in coded]
-    n_bad = len(validation.failed())
+    excluded = {a.name: str(a.error_kind) for a in validation.failed()}
     return IterationSummary(
         iteration=k, outer=outer, inner=inner,
         success_rate=evaluation.success_rate, samples=trained.samples,
         dead_loop_ratio=evaluation.dead_loop_ratio, coded=coded, learned=learned,
-        validation="ok" if n_bad == 0 else f"{n_bad} bad", verdict=verdict.verdict,
+        validation="ok" if not excluded else f"{len(excluded)} excl", excluded=excluded,
+        verdict=verdict.verdict,
         failing_sub_action=verdict.failing_sub_action,
         tokens=usage.tokens,
         tokens_by_role=usage.by_role,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import meta
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
@@ -22,9 +23,22 @@ def _env() -> jinja2.Environment:
     )
 
 
+def _included(name: str) -> list[str]:
+    """Every template `name` includes, recursively, in a stable order."""
+    env = _env()
+    source = env.loader.get_source(env, name)[0]  # type: ignore[union-attr]
+    found: list[str] = []
+    for inc in sorted(t for t in meta.find_referenced_templates(env.parse(source)) if t):
+        found += [inc, *_included(inc)]
+    return found
+
+
 def template_hash(name: str) -> str:
-    """sha256 of a template file's bytes."""
-    return hashlib.sha256((PROMPTS_DIR / f"{name}.md").read_bytes()).hexdigest()
+    """sha256 of a template file's bytes and of every template it includes."""
+    h = hashlib.sha256((PROMPTS_DIR / f"{name}.md").read_bytes())
+    for inc in _included(f"{name}.md"):
+        h.update(b"\0" + inc.encode() + b"\0" + (PROMPTS_DIR / inc).read_bytes())
+    return h.hexdigest()
 
 
 def render(name: str, **values: Any) -> str:

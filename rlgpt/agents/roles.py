@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import re
 from collections.abc import Callable
 
@@ -23,7 +22,7 @@ from rlgpt.messages import (
     TaskSpec,
     ValidationReport,
 )  # fmt: skip
-from rlgpt.skills import api
+from rlgpt.skills.doc import api_reference
 
 
 @functools.cache
@@ -31,19 +30,6 @@ def recipes_text() -> str:
     """The recipe facts of crafter's data.yaml, as YAML for prompts."""
     data = game_data()
     return yaml.safe_dump({k: data[k] for k in ("collect", "place", "make")}, sort_keys=False)
-
-
-@functools.cache
-def skill_api_doc() -> str:
-    """Signatures and docstrings of the skill API, for prompts."""
-    parts = [inspect.getdoc(api) or ""]
-    for name in ("approach", "explore", "face_free", "path_to"):
-        fn = getattr(api, name)
-        parts.append(f"{name}{inspect.signature(fn)}: {inspect.getdoc(fn)}")
-    for name, member in inspect.getmembers(api.ObsView):
-        if not name.startswith("_") and name != "update":
-            parts.append(f"view.{name}: {inspect.getdoc(member)}")
-    return "\n".join(parts)
 
 
 _CODE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
@@ -98,20 +84,29 @@ class FastAgent(Agent):
             sub_action=sub.model_dump(),
             recipes=recipes_text(),
             primitives=actions(),
-            skill_api=skill_api_doc(),
+            skill_api=api_reference(),
             step_budget=step_budget,
             feedback={k: v for k, v in feedback.items() if k == sub.name},
         )
         return action.model_copy(update={"name": sub.name})
 
-    def repair(self, action: CodedAction, validation: ActionValidation) -> CodedAction:
+    def repair(
+        self, task: TaskSpec, sub: SubAction, action: CodedAction, validation: ActionValidation,
+        attempt: int = 1, attempts: int = 1,
+    ) -> CodedAction:  # fmt: skip
+        """Rewrite `action` from its validation failure (class, message, trace)."""
         fixed = self.ask(
             "fast_repair",
             CodedAction,
             fallback=code_fallback(action.name, action.step_budget),
+            task=task.model_dump(),
+            sub_action=sub.model_dump(),
             action=action.model_dump(),
-            validation=validation.model_dump(),
-            skill_api=skill_api_doc(),
+            validation=validation.model_dump(exclude={"scenarios"}),
+            primitives=actions(),
+            skill_api=api_reference(),
+            attempt=attempt,
+            attempts=attempts,
         )
         return fixed.model_copy(update={"name": action.name})
 
@@ -143,12 +138,24 @@ class CriticAgent(Agent):
         self, task: TaskSpec, dec: Decomposition, validation: ValidationReport,
         evaluation: EvalReport, success_threshold: float,
     ) -> Critique:  # fmt: skip
-        return self.ask(
+        """The model's critique, plus what rlgpt knows for certain: which coded actions were kept
+        out of training by validation, and why (they also get fast-agent feedback, so the next
+        round rewrites them)."""
+        verdict = self.ask(
             "critic",
             Critique,
             task=task.model_dump(),
             decomposition=dec.model_dump(),
-            validation=validation.model_dump(),
+            validation=validation.model_dump(
+                include={"actions": {"__all__": {"name", "ok", "error_kind", "message"}}}
+            ),
             evaluation=evaluation.model_dump(),
             success_threshold=success_threshold,
         )
+        excluded = validation.excluded()
+        if not excluded and not verdict.excluded:
+            return verdict
+        feedback = dict(verdict.fast_feedback)
+        for name, why in excluded.items():
+            feedback.setdefault(name, f"excluded from training, it failed validation: {why}")
+        return verdict.model_copy(update={"excluded": excluded, "fast_feedback": feedback})

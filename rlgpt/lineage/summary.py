@@ -16,6 +16,7 @@ class IterationSummary(BaseModel):
     coded: list[str]
     learned: list[str]
     validation: str
+    excluded: dict[str, str] = {}
     verdict: str
     failing_sub_action: str | None = None
     tokens: int = 0
@@ -52,6 +53,8 @@ def table_row(it: IterationSummary) -> str:
     coded = ",".join(it.coded) or "-"
     learned = ",".join(it.learned) or "-"
     critique = it.verdict + (f" ({it.failing_sub_action})" if it.failing_sub_action else "")
+    if it.excluded:  # failed validation: kept out of training, and why
+        critique += "; excluded: " + ", ".join(f"{n} ({c})" for n, c in it.excluded.items())
     return (
         f"{it.iteration:>4} {it.outer:>2}.{it.inner:<2}  {coded:<38.38} {learned:<20.20} "
         f"{it.validation:<7} {it.samples:>8} {it.success_rate:>7.2f} {it.dead_loop_ratio:>8.2f}"

@@ -118,11 +118,12 @@ def test_written_actions_pass_the_gate(llm, tmp_path, first):
         assert gate(action.name, action.source) is None
 
 
-def test_repair_keeps_name_and_budget(llm, tmp_path):
+def test_repair_keeps_name_and_budget(llm, tmp_path, first):
     fast = FastAgent(llm, tmp_path)
     broken = write_action("place_table", 120).model_copy(update={"source": "def x(:"})
     failed = ActionValidation(name="place_table", ok=False, error_kind="syntax", message="line 1")
-    fixed = fast.repair(broken, failed)
+    sub = next(s for s in first.sub_actions if s.name == "place_table")
+    fixed = fast.repair(TASK, sub, broken, failed)
     assert fixed.name == "place_table" and fixed.step_budget == 120
     assert gate(fixed.name, fixed.source) is None
 

@@ -28,7 +28,7 @@ def test_offline_actions_for_wood_pickaxe_validate():
         met = [s for s in action.scenarios if s.spec and s.spec.precondition == "met"]
         assert [s.spec.seed for s in met] == [SCENARIO_SEED_BASE + i for i in range(3)]
         assert all(s.effect and s.steps >= 1 for s in met), "every met scenario needs walking"
-        assert action.seconds > 0 and "rises within 80 steps" in action.expected_effect
+        assert "rises within 80 steps" in action.expected_effect
     table = report.actions[1]
     (unmet,) = [s for s in table.scenarios if s.spec and s.spec.precondition == "unmet"]
     assert unmet.spec.inventory == {"wood": 1} and "wood (has 1, needs 2)" in unmet.spec.missing
@@ -62,7 +62,6 @@ def test_spinning_without_yielding_once_it_has_wood_times_out():
     result = validate_action(_action("make_wood_pickaxe", body), sandbox=fast)
     assert (result.ok, result.error_kind) == (False, "timeout")
     assert "met-1" in result.message
-    assert result.seconds < 5
 
 
 def test_returning_before_acting_is_no_action():

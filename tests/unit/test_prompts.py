@@ -1,0 +1,120 @@
+"""The coder prompts document the skill API exactly, and their worked example really works."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import shutil
+
+import pytest
+
+from rlgpt.agents import prompting
+from rlgpt.agents.roles import FastAgent
+from rlgpt.config import SandboxParams
+from rlgpt.envs.tasks import get_task
+from rlgpt.llm.offline import OfflineAuthor, write_action
+from rlgpt.messages import ActionValidation, CodedAction, SubAction
+from rlgpt.sandbox.validate import validate_action
+from rlgpt.skills import api
+from rlgpt.skills.doc import CONSTANTS, FUNCTIONS, signature
+
+TASK = get_task("make_wood_pickaxe")
+SUB = SubAction(name="place_table", description="d", mode="code", precondition="wood>=2",
+                expected_effect="table")  # fmt: skip
+
+
+class Capture(OfflineAuthor):
+    """The offline author, remembering the prompts it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prompts: list[str] = []
+
+    def complete(self, request):  # type: ignore[no-untyped-def]
+        self.prompts.append(request.messages[-1].content)
+        return super().complete(request)
+
+
+def _rendered(tmp_path, kind: str) -> str:
+    llm = Capture()
+    fast = FastAgent(llm, tmp_path)
+    if kind == "fast_code":
+        fast.write_action(TASK, SUB, 80, {})
+    else:
+        bad = write_action("place_table", 80)
+        failed = ActionValidation(name="place_table", ok=False, error_kind="no_effect",
+                                  message="did not rise", trace="local map at the end: ...")  # fmt: skip
+        fast.repair(TASK, SUB, bad, failed)
+    (prompt,) = llm.prompts
+    return prompt
+
+
+def _public_view_members() -> list[tuple[str, object]]:
+    return [(n, m) for n, m in inspect.getmembers(api.ObsView)
+            if not n.startswith("_") and n != "update"]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["fast_code", "fast_repair"])
+def test_every_public_name_appears_with_its_signature(tmp_path, kind):
+    prompt = _rendered(tmp_path, kind)
+    for name in FUNCTIONS:
+        fn = getattr(api, name)
+        assert f"{name}{signature(fn)}" in prompt, name
+        assert "(" in signature(fn) and ": ObsView" in signature(fn)
+    for name in CONSTANTS:
+        assert f"{name} = {getattr(api, name)!r}" in prompt
+    members = _public_view_members()
+    assert {n for n, _ in members} >= {"cells", "nearest", "at", "facing", "vitals", "inventory"}
+    for name, member in members:
+        if isinstance(member, property):
+            ret = member.fget.__annotations__["return"]
+            assert f"view.{name} -> {ret}:" in prompt, name
+        else:
+            assert f"view.{name}({', '.join(_params(member))})" in prompt, name
+        assert re.search(rf"view\.{name}[^\n]*: \S", prompt), f"{name} has no docstring"
+    assert "None" not in re.findall(r"view\.\w+[^\n]*: (\S+)", prompt)
+    assert "view.cells(name: str) -> list[tuple[int, int]]" in prompt
+    assert SKILL_SET <= set(api.SKILL_API), "every documented function is in scope"
+
+
+SKILL_SET = set(FUNCTIONS) | set(CONSTANTS)
+
+
+def _params(method) -> list[str]:
+    out = []
+    for p in list(inspect.signature(method).parameters.values())[1:]:
+        out.append(f"{p.name}: {method.__annotations__[p.name]}")
+    return out
+
+
+def test_repair_prompt_carries_the_failure(tmp_path):
+    prompt = _rendered(tmp_path, "fast_repair")
+    assert "Validation found `no_effect`: did not rise" in prompt
+    assert "local map at the end" in prompt
+    assert '"name": "place_table"' in prompt  # the sub-action it must implement
+
+
+def test_worked_example_passes_validation(tmp_path):
+    prompt = _rendered(tmp_path, "fast_code")
+    code = re.search(r"```python\n(def make_wood_sword.*?)```", prompt, re.S)
+    assert code, "the worked example is in the prompt"
+    example = CodedAction(name="make_wood_sword", docstring="", source=code.group(1))
+    verdict = validate_action(example, sandbox=SandboxParams())
+    assert verdict.ok, verdict.feedback()
+
+
+def test_template_hash_covers_included_parts(tmp_path, monkeypatch):
+    copy = tmp_path / "prompts"
+    shutil.copytree(prompting.PROMPTS_DIR, copy)
+    monkeypatch.setattr(prompting, "PROMPTS_DIR", copy)
+    prompting._env.cache_clear()
+    try:
+        before = prompting.template_hash("fast_code")
+        assert before == prompting.template_hash("fast_code")
+        part = copy / "skill_api.md"
+        part.write_text(part.read_text() + "\none more line\n")
+        prompting._env.cache_clear()
+        assert prompting.template_hash("fast_code") != before
+        assert prompting.template_hash("critic") == prompting.template_hash("critic")
+    finally:
+        prompting._env.cache_clear()

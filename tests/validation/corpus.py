@@ -1,0 +1,110 @@
+"""The mistake corpus: realistic wrong coded actions, each with the class validation must give.
+
+Every file under `mistakes/` starts with four header lines:
+
+    # sub-action: place_table
+    # budget: 80
+    # expect: invalid_action
+    # mistake: one line saying what the model got wrong
+
+followed by the code a model wrote. The whole file is the source handed to the validator (the
+header is only comments), so line numbers in validation messages are the file's line numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rlgpt.config import SandboxParams
+from rlgpt.messages import ActionValidation, CodedAction
+from rlgpt.sandbox.gate import GateError
+from rlgpt.sandbox.lint import lint
+from rlgpt.sandbox.validate import validate_action
+
+MISTAKES = Path(__file__).parent / "mistakes"
+HEADER = ("sub-action", "budget", "expect", "mistake")
+GATE_CLASSES = frozenset({"syntax", "gate", "signature"})  # decided before the lint and any run
+RUNTIME_CLASSES = frozenset(
+    {"exception", "timeout", "crash", "no_action", "no_effect", "unmet_precondition"}
+)
+SANDBOX = SandboxParams()
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One program of the corpus and what its header says about it."""
+
+    path: Path
+    sub_action: str
+    budget: int
+    expect: frozenset[str]
+    mistake: str
+
+    @property
+    def stem(self) -> str:
+        return self.path.stem
+
+    @property
+    def source(self) -> str:
+        return self.path.read_text()
+
+    def action(self) -> CodedAction:
+        return CodedAction(
+            name=self.sub_action, docstring=self.mistake, source=self.source,
+            step_budget=self.budget,
+        )  # fmt: skip
+
+    def lint_finding(self) -> str | None:
+        """The class the static lint gives (None: the lint lets it through, or it does not
+        parse, which the gate reports first)."""
+        try:
+            lint(self.source)
+        except SyntaxError:
+            return None
+        except GateError as exc:
+            return exc.kind
+        return None
+
+    @property
+    def layer(self) -> str:
+        """Where the expected class comes from: gate, lint or runtime."""
+        if self.expect <= GATE_CLASSES:
+            return "gate"
+        return "lint" if self.lint_finding() is not None else "runtime"
+
+
+def parse(path: Path) -> Mistake:
+    lines = path.read_text().splitlines()
+    fields: dict[str, str] = {}
+    for key, line in zip(HEADER, lines, strict=False):
+        prefix = f"# {key}: "
+        if not line.startswith(prefix):
+            raise ValueError(f"{path.name}: header line {key!r} missing, got {line!r}")
+        fields[key] = line.removeprefix(prefix).strip()
+    if len(fields) != len(HEADER):
+        raise ValueError(f"{path.name}: header incomplete")
+    return Mistake(
+        path=path, sub_action=fields["sub-action"], budget=int(fields["budget"]),
+        expect=frozenset(fields["expect"].split("|")), mistake=fields["mistake"],
+    )  # fmt: skip
+
+
+def corpus() -> list[Mistake]:
+    return [parse(p) for p in sorted(MISTAKES.glob("*.py"))]
+
+
+@functools.cache
+def timed_validate(stem: str, lint_code: bool = True) -> tuple[ActionValidation, float]:
+    """The verdict on one corpus program and its wall time in seconds (cached: several tests
+    look at the same verdict)."""
+    item = parse(MISTAKES / f"{stem}.py")
+    t0 = time.perf_counter()
+    verdict = validate_action(item.action(), sandbox=SANDBOX, lint_code=lint_code)
+    return verdict, time.perf_counter() - t0
+
+
+def validate(stem: str, lint_code: bool = True) -> ActionValidation:
+    return timed_validate(stem, lint_code)[0]

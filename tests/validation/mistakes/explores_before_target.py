@@ -1,0 +1,19 @@
+# sub-action: collect_stone
+# budget: 80
+# expect: no_effect
+# mistake: explores 150 steps to "map the area" before going to the stone, past its 80-step budget
+# ruff: noqa: F821
+def collect_stone(view):
+    """Survey the surroundings first so the closest stone is known, then mine it."""
+    if view.inventory["wood_pickaxe"] < 1:
+        return
+    # look around for a while to reveal more of the map
+    yield from explore(view, 150)
+    start = view.inventory["stone"]
+    while view.inventory["stone"] == start:
+        if view.facing_name == "stone":
+            yield "do"
+            continue
+        reached = yield from approach(view, "stone")
+        if not reached:
+            yield from explore(view, 8)
