@@ -108,7 +108,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     for c in coded:
-        validate_action(c, task, 3, 150, 20.0)
+        validate_action(c, sandbox=params.sandbox)
     validation_s = (time.perf_counter() - t0) / len(coded)
     rt_bwrap, rt_degraded = _round_trip_us(coded, "bwrap"), _round_trip_us(coded, "degraded")
 
@@ -124,7 +124,7 @@ def main() -> None:
                 rate = r.samples_per_s
             rates[kind] = max(rates[kind], rate)
     cost = 1 - rates["bwrap"] / rates["in_process"]
-    print(f"validation: {validation_s:.2f} s per action (gate + 3 scenarios, bubblewrap)")
+    print(f"validation: {validation_s:.2f} s per action (gate, lint, scenarios, bubblewrap)")
     print(f"round trip: {rt_bwrap:.0f} us (bubblewrap), {rt_degraded:.0f} us (degraded)")
     for k, v in rates.items():
         print(f"PPO {k:>10}: {v:7.0f} samples/s")

@@ -211,6 +211,9 @@ class EvalReport(Message):
     subgoal_rates: dict[str, float] = Field(description="Sub-action name -> fraction reached.")
     macro_usage: dict[str, float] = Field(description="Macro -> share of policy decisions.")
     macro_dead_loops: dict[str, int] = Field(default_factory=dict)
+    macro_errors: dict[str, int] = Field(
+        default_factory=dict, description="Coded action -> calls that raised or misbehaved."
+    )
     failure_traces: list[str] = Field(default_factory=list, description="Short traces.")
 
 

@@ -35,8 +35,10 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         observation: ObsKind = "symbolic",
         view_radius: int = 4,
         seed: int = 0,
+        end_on_success: bool = True,
     ) -> None:
         self.task = task
+        self.end_on_success = end_on_success
         self.observation_kind = observation
         self.radius = view_radius
         self._seed = seed
@@ -136,7 +138,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         self._last_info = info
         self._last_obs = self._observe(image, info)
         dead = raw["discount"] == 0.0
-        terminated = bool(dead or info["success"])
+        terminated = bool(dead or (self.end_on_success and info["success"]))
         truncated = bool(done and not terminated)
         return self._last_obs, float(reward), terminated, truncated, info
 

@@ -21,6 +21,9 @@ from rlgpt.messages import Scenario
 
 # Where the target (or the first station) goes, relative to the player: in view, out of reach.
 OFFSETS = ((3, 0), (-2, -3), (0, 4), (-4, 1), (2, 3), (-3, -2), (4, -1), (1, -4))
+# Two stations (a table and a furnace): beside each other, or apart (the furnace two cells
+# behind the table) so that only the cell between them, or one next to it, is near both.
+APART_OFFSETS = ((-2, 1), (1, -2), (2, -1), (-1, 2))
 # A skeleton within 3 cells flees rather than walks up: in its walled nook it stays put.
 CLOSE_OFFSETS = ((3, 0), (-2, -1), (0, 3), (-3, 0), (1, -2), (0, -3))
 FACINGS = ((0, 1), (-1, 0), (0, -1), (1, 0))
@@ -39,30 +42,42 @@ def _sign(v: int) -> int:
     return (v > 0) - (v < 0)
 
 
-def _offset(i: int, radius: int, close: bool = False) -> tuple[int, int]:
+def _offset(i: int, radius: int, table: tuple[tuple[int, int], ...] = OFFSETS) -> tuple[int, int]:
     """The i-th layout offset, kept in view (and out of reach when the view allows it)."""
-    table = CLOSE_OFFSETS if close else OFFSETS
     dx, dy = table[i % len(table)]
     r = max(2, radius)
     return max(-r, min(r, dx)), max(-r, min(r, dy))
 
 
+def _axes(t: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The unit step along t's longer axis (away from the player) and a perpendicular one."""
+    if abs(t[0]) >= abs(t[1]):
+        return (_sign(t[0]), 0), (0, 1)
+    return (0, _sign(t[1])), (1, 0)
+
+
+def _add(a: tuple[int, int], b: tuple[int, int], k: int = 1) -> tuple[int, int]:
+    return (a[0] + k * b[0], a[1] + k * b[1])
+
+
 def _approach_cell(t: tuple[int, int]) -> tuple[int, int]:
     """The cell next to `t` on the player's side, along t's longer axis."""
-    if abs(t[0]) >= abs(t[1]):
-        return (t[0] - _sign(t[0]), t[1])
-    return (t[0], t[1] - _sign(t[1]))
+    return _add(t, _axes(t)[0], -1)
 
 
-def _l_path(a: tuple[int, int]) -> list[tuple[int, int]]:
-    """Cells from the player to `a`: along x first, then along y."""
-    cells, x, y = [], 0, 0
-    while x != a[0]:
-        x += _sign(a[0])
-        cells.append((x, y))
-    while y != a[1]:
-        y += _sign(a[1])
-        cells.append((x, y))
+def _l_path(
+    a: tuple[int, int], b: tuple[int, int] = (0, 0), avoid: frozenset[tuple[int, int]] = frozenset()
+) -> list[tuple[int, int]]:
+    """Cells from `b` to `a`, along x then y (or y then x when that would cross `avoid`)."""
+    for x_first in (True, False):
+        cells, (x, y) = [], b
+        for axis in (0, 1) if x_first else (1, 0):
+            while (x, y)[axis] != a[axis]:
+                step = _sign(a[axis] - (x, y)[axis])
+                x, y = (x + step, y) if axis == 0 else (x, y + step)
+                cells.append((x, y))
+        if not avoid.intersection(cells):
+            return cells
     return cells
 
 
@@ -70,11 +85,13 @@ def _layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
     """Stations, target and facing of layout i for requirement `req`."""
     facing = FACINGS[i % len(FACINGS)]
     out: dict[str, Any] = {"facing": facing}
-    t = _offset(i, radius, close=req.target == "skeleton")
+    t = _offset(i, radius, CLOSE_OFFSETS if req.target == "skeleton" else OFFSETS)
     if req.stations:
-        perp = (0, 1) if abs(t[0]) >= abs(t[1]) else (1, 0)
-        spots = [t, (t[0] + perp[0], t[1] + perp[1])]
-        out["stations"] = {s: spots[j] for j, s in enumerate(req.stations[:2])}
+        apart = len(req.stations) > 1 and i % 3 != 0 and radius >= 4
+        if apart:
+            t = APART_OFFSETS[i % len(APART_OFFSETS)]
+        second = _add(t, _axes(t)[0], 2) if apart else _add(t, _axes(t)[1])
+        out["stations"] = {s: xy for s, xy in zip(req.stations[:2], (t, second), strict=False)}
     elif req.target and req.target != "grass":
         out["target"], out["target_at"] = req.target, t
     if req.kind == "place" or req.target == "grass":
@@ -89,14 +106,17 @@ def _base_inventory(req: Requirement) -> dict[str, int]:
     return inv
 
 
-def _unmet(req: Requirement) -> list[tuple[dict[str, int], str]]:
-    """Inventories that withhold one requirement each (one short of it), with what is short."""
+def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, bool]]:
+    """States that withhold one requirement each: (inventory, what is short, no stations)."""
     out = []
     for item, n in list(req.items.items())[:MAX_UNMET]:
         inv = {**_base_inventory(req), item: n - 1 if n > 1 else 0}
-        out.append((inv, f"{item} (has {inv[item]}, needs {n})"))
+        out.append((inv, f"{item} (has {inv[item]}, needs {n})", False))
+    if req.stations:
+        where = " and ".join(req.stations)
+        out.append((_base_inventory(req), f"a {where} (none in view)", True))
     if req.tired:
-        out.append(({"energy": max_energy()}, f"tiredness (energy is full, {max_energy()})"))
+        out.append(({"energy": max_energy()}, f"tiredness (energy is full, {max_energy()})", False))
     return out
 
 
@@ -128,18 +148,15 @@ def plan_scenarios(
         )  # fmt: skip
         for i in range(count)
     ]
-    for j, (inv, missing) in enumerate(_unmet(req)):
-        out.append(
-            Scenario(
-                name=f"unmet-{j + 1}",
-                seed=seed_base + 50 + j,
-                precondition="unmet",
-                inventory=inv,
-                max_steps=unmet_steps,
-                missing=missing,
-                **_layout(req, j, radius),
-            )  # fmt: skip
-        )
+    for j, (inv, missing, bare) in enumerate(_unmet(req)):
+        layout = _layout(req, j, radius)
+        if bare:
+            layout.pop("stations", None)
+        spec = Scenario(
+            name=f"unmet-{j + 1}", seed=seed_base + 50 + j, precondition="unmet",
+            inventory=inv, max_steps=unmet_steps, missing=missing, **layout,
+        )  # fmt: skip
+        out.append(spec)
     return out
 
 
@@ -176,7 +193,7 @@ def stage(env: CrafterEnv, spec: Scenario) -> dict[str, Any]:
     first = spec.target_at or next(iter(spec.stations.values()), None)
     if first is not None:
         approach = _approach_cell(first)
-        for cell in _l_path(approach):
+        for cell in _l_path(approach) + _meeting_path(approach, spec):
             mat, _ = world[at(cell)]
             _clear(world, at(cell), None if mat in WALKABLE else base)
         if spec.target == "skeleton":  # walls on every side but the way in: it cannot flee
@@ -197,6 +214,18 @@ def stage(env: CrafterEnv, spec: Scenario) -> dict[str, Any]:
     for item, n in spec.inventory.items():
         player.inventory[item] = n
     return env.refresh()
+
+
+def _meeting_path(approach: tuple[int, int], spec: Scenario) -> list[tuple[int, int]]:
+    """With two stations, a walkable way round the first to a cell within one of both."""
+    if len(spec.stations) < 2:
+        return []
+    first, second = list(spec.stations.values())[:2]
+    major, perp = _axes(first)
+    if second == _add(first, perp):  # side by side: one step aside reaches both
+        return [_add(approach, perp)]
+    return [_add(approach, perp), _add(first, perp), _add(_add(first, major), perp),
+            _add(first, major)]  # fmt: skip
 
 
 def _place_target(world: Any, player: Any, target: str, pos: tuple[int, int]) -> None:

@@ -50,7 +50,7 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
     elif kind == "make" and name in data["make"]:
         info = data["make"][name]
         tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
-        values |= {"stations": list(info["nearby"]), "uses": info["uses"], "action": ach}
+        values |= {"stations": tuple(info["nearby"]), "uses": info["uses"], "action": ach}
     elif ach == "wake_up":
         tpl, doc = "sleep", "Sleep until the player wakes up (only a tired player can sleep)."
         values["max_energy"] = max_energy()

@@ -56,7 +56,7 @@ def evaluate(
     )
     model = PPO.load(checkpoint, device="cpu")
     n_prim = len(actions())
-    rows, usage, loops = [], Counter[str](), Counter[str]()
+    rows, usage, loops, errors = [], Counter[str](), Counter[str](), Counter[str]()
     reached: Counter[str] = Counter()
     traces: list[str] = []
     try:
@@ -77,6 +77,7 @@ def evaluate(
                 if a >= n_prim:
                     calls += 1
                     loops[name] += int(info.get("dead_loop", False))
+                    errors[name] += int(bool(info.get("macro_error")))
                 if len(trace) < 12:
                     trace.append(name)
                 progress.update(info, steps)
@@ -107,6 +108,7 @@ def evaluate(
         subgoal_rates={s.name: reached[s.name] / len(table) for s in dec.sub_actions},
         macro_usage={k: v / total for k, v in sorted(usage.items())},
         macro_dead_loops=dict(loops),
+        macro_errors={k: v for k, v in errors.items() if v},
         failure_traces=traces,
     )
     return report, table

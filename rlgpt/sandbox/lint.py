@@ -17,7 +17,7 @@ from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
 from rlgpt.sandbox.gate import GateError
 from rlgpt.skills.api import ObsView
 
-GENERATOR_SKILLS = frozenset({"approach", "explore", "face_free"})
+GENERATOR_SKILLS = frozenset({"approach", "stand_near", "explore", "face_free"})
 NAME_METHODS = frozenset({"cells", "nearest"})  # view.cells(NAME), view.nearest(NAME)
 
 

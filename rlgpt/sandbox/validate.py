@@ -56,10 +56,11 @@ class _Run:
 
 
 def _env_for(ach: str | None, radius: int) -> CrafterEnv:
+    """An env whose episodes go on after the effect: code that runs after it is checked too."""
     goal = ach if ach in achievements() else "collect_diamond"
     spec = TaskSpec(name=f"validate:{goal}", achievement=goal, description="validation",
                     max_episode_steps=10_000)  # fmt: skip
-    return CrafterEnv(spec, "symbolic", view_radius=radius)
+    return CrafterEnv(spec, "symbolic", view_radius=radius, end_on_success=False)
 
 
 def _play(
@@ -102,7 +103,8 @@ def _judge(run: _Run, ach: str | None, unmet_steps: int) -> tuple[str | None, st
     spec, n = run.spec, len(run.taken)
     where = f"in {spec.name}"
     if run.error is not None:
-        return run.error.kind, f"{run.error.message} ({where}, after {n} steps)"
+        hint = " (a loop that never yields?)" if run.error.kind == "timeout" else ""
+        return run.error.kind, f"{run.error.message}{hint} ({where}, after {n} steps)"
     if spec.precondition == "unmet":
         if run.ended:
             return None, f"ended after {n} steps without {spec.missing}"

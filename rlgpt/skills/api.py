@@ -164,12 +164,10 @@ class ObsView:
         return cells[0] if cells else None
 
 
-def path_to(view: ObsView, targets: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
-    """Shortest walkable path (a list of unit steps (dx, dy); MOVES[step] is the action) from
-    the player to a cell next to any of `targets`, or None. A plain function, not a generator."""
+def _walk(view: ObsView, goals: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Shortest walkable path (unit steps) from the player onto any of `goals`, or None."""
     r = view.radius
     start = (0, 0)
-    goals = {(tx + ox, ty + oy) for tx, ty in targets for ox, oy in MOVES}
     prev: dict[tuple[int, int], tuple[int, int] | None] = {start: None}
     queue = deque([start])
     while queue:
@@ -190,6 +188,12 @@ def path_to(view: ObsView, targets: set[tuple[int, int]]) -> list[tuple[int, int
                 prev[nxt] = cur
                 queue.append(nxt)
     return None
+
+
+def path_to(view: ObsView, targets: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Shortest walkable path (a list of unit steps (dx, dy); MOVES[step] is the action) from
+    the player to a cell next to any of `targets`, or None. A plain function, not a generator."""
+    return _walk(view, {(tx + ox, ty + oy) for tx, ty in targets for ox, oy in MOVES})
 
 
 def approach(view: ObsView, name: str) -> Action:
@@ -246,8 +250,37 @@ def face_free(view: ObsView, kinds: tuple[str, ...] = WALKABLE) -> Action:
     return False
 
 
+def _within_one(cell: tuple[int, int], spots: list[tuple[int, int]]) -> bool:
+    return any(max(abs(cell[0] - x), abs(cell[1] - y)) <= 1 for x, y in spots)
+
+
+def stand_near(view: ObsView, names: tuple[str, ...]) -> Action:
+    """Walk to a cell within one cell (diagonals count) of a visible one of each of `names`,
+    as making an item needs (e.g. ("table", "furnace")). Returns True when there, False when
+    one is not visible or no such cell is reachable. A generator: use it as
+    `near = yield from stand_near(view, ("table",))`."""
+    while True:
+        groups = [view.cells(name) for name in names]
+        if not all(groups):
+            return False
+        if all(_within_one((0, 0), g) for g in groups):
+            return True
+        r = view.radius
+        spots = {
+            (x, y)
+            for x in range(-r, r + 1)
+            for y in range(-r, r + 1)
+            if view.at(x, y) in WALKABLE and all(_within_one((x, y), g) for g in groups)
+        }
+        path = _walk(view, spots)
+        if not path:
+            return False
+        yield MOVES[path[0]]
+
+
 SKILL_API: dict[str, Any] = {
     "approach": approach,
+    "stand_near": stand_near,
     "explore": explore,
     "face_free": face_free,
     "path_to": path_to,

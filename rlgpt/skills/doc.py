@@ -11,7 +11,7 @@ from typing import Any
 from rlgpt.envs.recipes import semantic_names
 from rlgpt.skills import api
 
-FUNCTIONS = ("approach", "explore", "face_free", "path_to")
+FUNCTIONS = ("approach", "stand_near", "explore", "face_free", "path_to")
 CONSTANTS = ("MOVES", "WALKABLE")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
 from typing import Any, Protocol
 
 import gymnasium as gym
@@ -9,6 +11,12 @@ import numpy as np
 
 from rlgpt.envs.crafter_env import CrafterEnv
 from rlgpt.envs.recipes import actions
+from rlgpt.sandbox.client import MacroError
+
+log = logging.getLogger(__name__)
+# Errors of the coded action's own code: the worker survives them, so training goes on. A dead
+# or hung worker (crash, timeout) still stops training (a retry resumes from its checkpoint).
+RECOVERABLE = frozenset({"exception", "api_misuse", "invalid_action"})
 
 # Vitals are inventory entries that drift every few steps on their own (drink drops about every
 # 20 steps): a change in them is not progress, or no macro call could ever count as a dead loop.
@@ -46,14 +54,19 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     are summed. `info["primitive_steps"]` counts the env steps this call took (the honest
     sample count). A call that uses its whole budget without changing inventory or position
     is a dead loop (`info["dead_loop"]`); a call that changes nothing is charged
-    `no_effect_penalty`.
+    `no_effect_penalty`. A call whose code raises or yields something that is not an action (in
+    a state validation did not cover) ends there, is charged like a call that changed nothing,
+    and is reported in `info["macro_error"]`; after `max_errors` such calls the action is
+    disabled (each later call is one no-op tick), so one bad action never kills training.
     """
 
     def __init__(
         self, env: gym.Env[np.ndarray, int], names: list[str], runner: MacroRunner,
-        step_budget: int = 80, no_effect_penalty: float = 0.0,
+        step_budget: int = 80, no_effect_penalty: float = 0.0, max_errors: int = 20,
     ) -> None:  # fmt: skip
         super().__init__(env)
+        self.max_errors = max_errors
+        self.errors: Counter[str] = Counter()
         self.names = list(names)
         self.runner = runner
         self.step_budget = step_budget
@@ -79,12 +92,28 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             return obs, float(reward), term, trunc, out
         return self._run_macro(self.names[action - self._n_prim])
 
+    def _call(self, name: str, state: dict[str, Any], first: bool) -> tuple[str | None, str]:
+        """The runner's next primitive (None: done) and the error kind of a recoverable error."""
+        if self.errors[name] >= self.max_errors:
+            return None, "disabled"
+        try:
+            prim = self.runner.start(name, state) if first else self.runner.next(state)
+        except MacroError as exc:
+            if exc.kind not in RECOVERABLE:
+                raise
+            self.errors[name] += 1
+            if self.errors[name] in (1, self.max_errors):
+                log.warning("coded action %s failed in training (%dx): %s: %s", name,
+                            self.errors[name], exc.kind, exc.message)  # fmt: skip
+            return None, exc.kind
+        return prim, ""
+
     def _run_macro(self, name: str) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         before = self._info
         total, steps = 0.0, 0
         term = trunc = False
         obs: np.ndarray | None = None
-        prim: str | None = self.runner.start(name, view_state(self._crafter, before))
+        prim, error = self._call(name, view_state(self._crafter, before), first=True)
         finished = prim is None  # a call always costs one game tick, or a policy could stall
         info = before
         while prim is not None or finished:
@@ -93,7 +122,9 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             steps += 1
             if finished or term or trunc or steps >= self.step_budget:
                 break
-            prim = self.runner.next(view_state(self._crafter, info))
+            prim, error = self._call(name, view_state(self._crafter, info), first=False)
+            if error:
+                break
         self._info = info
         assert obs is not None
         unchanged = (
@@ -102,7 +133,8 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             and info["achievements"] == before["achievements"]
         )
         stuck = steps >= self.step_budget and unchanged
-        if unchanged:  # a call that did nothing costs a little, or a policy may spam it
+        if unchanged or error:  # a call that did nothing (or failed) costs a little
             total -= self.no_effect_penalty
-        out = {**info, "primitive_steps": steps, "macro": name, "dead_loop": stuck}
+        out = {**info, "primitive_steps": steps, "macro": name, "dead_loop": stuck,
+               "macro_error": error or None}  # fmt: skip
         return obs, total, term, trunc, out

@@ -36,3 +36,11 @@ def test_sandbox_overhead_reports_latency_and_rates():
     assert out["round_trip_us_bwrap"] > 0 and out["validation_s_per_action"] > 0
     for key in ("in_process", "bwrap", "degraded"):
         assert out[f"ppo_samples_per_s_{key}"] > 0
+
+
+def test_validation_benchmark_reports_time_per_action_and_the_baseline():
+    out = _last_json(["benchmarks/validation.py", "--only", "place_table", "make_wood_pickaxe"])
+    assert out["actions"] == 3  # make_* comes in both variants
+    assert out["mean_s_per_action"] > 0 and out["baseline_mean_s_per_action"] > 0
+    assert out["mean_scenarios"] >= 4  # 3 met + at least one unmet each
+    assert abs(out["ratio"] - out["mean_s_per_action"] / out["baseline_mean_s_per_action"]) < 0.05

@@ -73,7 +73,8 @@ def test_buggy_action_is_repaired_from_its_feedback_and_the_fix_trains(
     prompt = repairs[0]["messages"][-1]["content"]
     assert "Validation found `no_effect`" in prompt
     assert "'make_wood_pickaxe' did not rise" in prompt
-    assert "local map at the end" in prompt and "inventory: " in prompt and "last actions:" in prompt
+    for part in ("local map at the end", "inventory: ", "last actions:"):
+        assert part in prompt
     assert "table at (" in prompt, "the trace says where the table was"
     validation = json.loads((it / "validation.json").read_text())
     assert all(a["ok"] for a in validation["actions"]), validation

@@ -169,3 +169,24 @@ def test_macro_rewards_are_summed_then_charged():
     assert fake.taken == [actions().index(a) for a in ("noop", "do", "noop", "sleep")]
     assert info["primitive_steps"] == 4
     assert reward == pytest.approx(4 * 0.5 - 0.1)
+
+
+def test_a_macro_that_raises_in_training_ends_the_call_and_is_disabled_after_enough(
+    make_worker, coded_action
+):
+    boom = coded_action(
+        "boom", "    yield 'move_left'\n    x, y = view.nearest('table')\n    yield 'do'\n"
+    )
+    env = MacroActionWrapper(
+        CrafterEnv(get_task("collect_diamond")), ["boom"], make_worker([boom]), 80, 0.25,
+        max_errors=2,
+    )  # fmt: skip
+    env.reset(seed=3)
+    _, reward, _, _, info = env.step(N_PRIM)
+    assert info["macro_error"] == "exception" and info["primitive_steps"] == 1
+    assert reward == pytest.approx(-0.25)
+    env.step(N_PRIM)
+    _, _, _, _, info = env.step(N_PRIM)  # two errors: disabled, a no-op tick
+    assert info["macro_error"] == "disabled" and info["primitive_steps"] == 1
+    _, _, _, _, info = env.step(actions().index("noop"))
+    assert info["primitive_steps"] == 1, "training goes on with the primitives"

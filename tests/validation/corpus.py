@@ -27,9 +27,6 @@ from rlgpt.sandbox.validate import validate_action
 MISTAKES = Path(__file__).parent / "mistakes"
 HEADER = ("sub-action", "budget", "expect", "mistake")
 GATE_CLASSES = frozenset({"syntax", "gate", "signature"})  # decided before the lint and any run
-RUNTIME_CLASSES = frozenset(
-    {"exception", "timeout", "crash", "no_action", "no_effect", "unmet_precondition"}
-)
 SANDBOX = SandboxParams()
 
 

@@ -36,10 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         seconds += took
         if got not in item.expect:
             mismatches.append(item.stem)
-        mark = "" if got in item.expect else " **(mismatch)**"
-        print(
-            f"| {item.stem} | {item.sub_action} | {want} | {got}{mark} | {took:.2f} |"
-        )
+        mark = " **(mismatch)**" if got not in item.expect else ""
+        print(f"| {item.stem} | {item.sub_action} | {want} | {got}{mark} | {took:.2f} |")
     summary = {
         "programs": sum(reported.values()),
         "matches": sum(reported.values()) - len(mismatches),

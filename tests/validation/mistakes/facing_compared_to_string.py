@@ -1,7 +1,7 @@
 # sub-action: collect_drink
 # budget: 80
 # expect: timeout
-# mistake: compares view.facing (a (dx, dy) tuple) to "water"; once at the water it loops without yielding
+# mistake: compares view.facing (a (dx, dy) tuple) to "water"; at the water it spins, never yielding
 # ruff: noqa: F821
 def collect_drink(view):
     """Walk to the nearest water and drink once."""

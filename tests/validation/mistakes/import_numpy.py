@@ -1,7 +1,7 @@
 # sub-action: collect_wood
 # budget: 80
 # expect: gate
-# mistake: imports numpy for np.sign; only math, random, itertools, collections, functools may be imported
+# mistake: imports numpy for np.sign; a coded action may only import math, random, itertools, etc.
 # ruff: noqa: F821
 import numpy as np
 

@@ -2,7 +2,7 @@
 # budget: 80
 # expect: timeout
 # mistake: computes the next step toward the table but forgets to yield it, so the loop spins
-# ruff: noqa: F821
+# ruff: noqa: F821, F841
 def make_stone_pickaxe(view):
     """Walk to the table and craft a stone pickaxe (1 wood, 1 stone)."""
     if view.inventory["wood"] < 1 or view.inventory["stone"] < 1:

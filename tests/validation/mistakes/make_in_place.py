@@ -1,7 +1,7 @@
 # sub-action: make_wood_pickaxe
 # budget: 80
 # expect: no_effect
-# mistake: only checks that a table is visible and crafts in place; crafting needs it within one cell
+# mistake: only checks that a table is visible and crafts in place; it must be within one cell
 # ruff: noqa: F821
 def make_wood_pickaxe(view):
     """Craft a wood pickaxe at the table."""

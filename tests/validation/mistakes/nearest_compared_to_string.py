@@ -1,7 +1,7 @@
 # sub-action: eat_cow
 # budget: 80
 # expect: no_effect
-# mistake: treats view.nearest("cow") as a name ("cow" when adjacent); it is an offset, so it never hits
+# mistake: treats view.nearest("cow") as a name ("cow" when adjacent); it is an offset: never hits
 # ruff: noqa: F821
 def eat_cow(view):
     """Wander until a cow is next to the player, then hit it until it is eaten."""

@@ -18,7 +18,6 @@ def collect_wood(view):
         # direction between us and the tree
         dx, dy = -tree[0], -tree[1]
         if abs(dx) >= abs(dy):
-            step = (1 if dx > 0 else -1, 0)
+            yield "move_right" if dx > 0 else "move_left"
         else:
-            step = (0, 1 if dy > 0 else -1)
-        yield MOVES[step]
+            yield "move_down" if dy > 0 else "move_up"
