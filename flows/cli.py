@@ -289,6 +289,9 @@ def _cmd_sandbox_check(args: argparse.Namespace) -> int:
             validate_action(action, sandbox=sandbox, view_radius=params.train.view_radius)
         )
     print(ValidationReport(actions=results).model_dump_json(indent=2))
+    for r in results:  # one line each for people; the JSON above is for scripts
+        verdict = "ok" if r.ok else f"{r.error_kind}: {r.message}"
+        print(f"rlgpt: {r.name}: {verdict}"[:400], file=sys.stderr)
     return 0 if all(r.ok for r in results) else 1
 
 

@@ -73,6 +73,7 @@ def test_sandbox_check_accepts_and_rejects(tmp_path, cli_env):
     verdict = json.loads(bad.stdout)["actions"][0]
     assert verdict["ok"] is False and verdict["error_kind"] == "gate"
     assert "os" in verdict["message"]
+    assert bad.stderr.strip().startswith("rlgpt: collect_wood: gate: line 1: import of 'os'")
 
 
 def test_pipeline_failure_is_one_line_exit_1_with_traceback_file(tmp_path, cli_env):

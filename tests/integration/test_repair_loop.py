@@ -6,95 +6,117 @@ out of training, and the critique and the iteration table say why)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from rlgpt.llm.offline import write_action
-from tests.conftest import rlgpt_exe
+from tests.conftest import TINY, rlgpt_exe
 from tests.support.llm_server import ChatServer, crafter_responder
 
 KEY = "sk-test-repair-0000"
-# A model's first try: it never walks to the table, so where the table is in view but out of
-# reach (every validation state), the pickaxe is never made.
-BUGGY = '''def make_wood_pickaxe(view):
+# A model's first tries. place_table: an off-by-one precondition (a table needs 2 wood), so with
+# 1 wood it keeps trying to place; the model fixes it when told. make_wood_pickaxe: it never
+# walks to the table, so where the table is in view but out of reach (every validation state)
+# the pickaxe is never made; this model never fixes it.
+BUGGY = {
+    "place_table": '''def place_table(view):
+    """Place a crafting table in front of the player."""
+    if view.inventory["wood"] < 1:
+        return
+    start = view.achievements["place_table"]
+    while view.achievements["place_table"] == start:
+        if view.facing_name in WALKABLE:
+            yield "place_table"
+        else:
+            yield from face_free(view)
+''',
+    "make_wood_pickaxe": '''def make_wood_pickaxe(view):
     """Make a wooden pickaxe at the crafting table."""
     if view.inventory["wood"] < 1:
         return
     start = view.achievements["make_wood_pickaxe"]
     while view.achievements["make_wood_pickaxe"] == start:
         yield "make_wood_pickaxe"
-'''
+''',
+}
+FIXED_BY_THE_MODEL = {"place_table"}
 
 
-def _coded_reply(source: str) -> str:
-    return json.dumps({"name": "make_wood_pickaxe", "docstring": "pickaxe", "source": source,
-                       "step_budget": 80})  # fmt: skip
+def _coded_reply(name: str, source: str) -> str:
+    return json.dumps({"name": name, "docstring": name, "source": source, "step_budget": 80})
 
 
-def _responder(fixes: bool):
-    def respond(body: dict[str, Any]) -> str:
-        first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-        if "`def make_wood_pickaxe(view):`" in first_user:
-            repairing = "repairing code" in first_user
-            if repairing and fixes:
-                return _coded_reply(write_action("make_wood_pickaxe", 80).source)
-            return _coded_reply(BUGGY)
-        return crafter_responder(body)
-
-    return respond
+def _respond(body: dict[str, Any]) -> str:
+    first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    for name, source in BUGGY.items():
+        if f"`def {name}(view):`" in first_user:
+            if "repairing code" in first_user and name in FIXED_BY_THE_MODEL:
+                return _coded_reply(name, write_action(name, 80).source)
+            return _coded_reply(name, source)
+    return crafter_responder(body)
 
 
-def _run(tmp_path: Path, tiny_params: Path, cli_env: dict[str, str], fixes: bool):
-    data = yaml.safe_load(tiny_params.read_text())
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> tuple[subprocess.CompletedProcess[str], Path, list[str]]:
+    """One iteration with llm.max_repairs 2 and 3 validation states per action."""
+    tmp = tmp_path_factory.mktemp("repair")
+    data = {**TINY, "tracking": {"mlflow_uri": f"sqlite:///{tmp}/mlflow.db"}}
+    data["run"] = {**TINY["run"], "runs_dir": str(tmp / "runs")}
+    data["sandbox"] = {"scenarios": 3}
     data["llm"] = {"backend": "openai", "model": "scripted-7b", "backoff_s": 0.01,
                    "timeout_s": 10, "max_repairs": 2}  # fmt: skip
-    params = tmp_path / "openai.yaml"
+    params = tmp / "params.yaml"
     params.write_text(yaml.safe_dump(data))
-    with ChatServer(_responder(fixes)) as srv:
-        env = {**cli_env, "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": srv.base_url}
+    env = {**os.environ, "PREFECT_HOME": str(tmp / ".prefect"), "OPENAI_API_KEY": KEY}
+    with ChatServer(_respond) as srv:
+        env["OPENAI_BASE_URL"] = srv.base_url
         proc = subprocess.run(
             [rlgpt_exe(), "run", "--params", str(params), "--run-id", "r", "--iterations", "1",
-             "--quiet"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+             "--quiet"], cwd=tmp, env=env, capture_output=True, text=True, timeout=600,
         )  # fmt: skip
-        requests = list(srv.requests)
+        prompts = [r["messages"][-1]["content"] for r in srv.requests]
     assert proc.returncode == 0, proc.stderr[-3000:]
-    repairs = [r for r in requests if "repairing code" in r["messages"][-1]["content"]]
-    return proc, tmp_path / "runs" / "r" / "iter_1", repairs
+    repairs = [p for p in prompts if "repairing code" in p]
+    return proc, tmp / "runs" / "r" / "iter_1", repairs
 
 
-def test_buggy_action_is_repaired_from_its_feedback_and_the_fix_trains(
-    tmp_path, tiny_params, cli_env
-):
-    proc, it, repairs = _run(tmp_path, tiny_params, cli_env, fixes=True)
-    assert len(repairs) == 1
-    prompt = repairs[0]["messages"][-1]["content"]
-    assert "Validation found `no_effect`" in prompt
-    assert "'make_wood_pickaxe' did not rise" in prompt
-    for part in ("local map at the end", "inventory: ", "last actions:"):
+def _repairs_of(repairs: list[str], name: str) -> list[str]:
+    return [p for p in repairs if "Your coded action for this sub-action" in p
+            and f'"name": "{name}"' in p]  # fmt: skip
+
+
+def test_buggy_action_is_repaired_from_its_feedback_and_the_fix_trains(run):
+    proc, it, repairs = run
+    (prompt,) = _repairs_of(repairs, "place_table")
+    assert "Validation found `unmet_precondition`" in prompt
+    assert "wood (has 1, needs 2)" in prompt and "check the precondition first" in prompt
+    for part in ("local map at the end", "inventory: ", "last actions: place_table"):
         assert part in prompt
-    assert "table at (" in prompt, "the trace says where the table was"
     validation = json.loads((it / "validation.json").read_text())
-    assert all(a["ok"] for a in validation["actions"]), validation
-    fixed = (it / "actions" / "make_wood_pickaxe.py").read_text()
-    assert fixed == write_action("make_wood_pickaxe", 80).source
+    verdict = {a["name"]: a for a in validation["actions"]}["place_table"]
+    assert verdict["ok"], verdict
+    assert (it / "actions" / "place_table.py").read_text() == write_action("place_table", 80).source
     cfg = json.loads((it / "rl_config.json").read_text())
-    assert "make_wood_pickaxe" in cfg["macro_actions"]
+    assert "place_table" in cfg["macro_actions"], "the fixed action trains"
     assert json.loads((it / "train" / "train.json").read_text())["samples"] >= 1200
-    assert "excluded" not in proc.stdout
 
 
-def test_action_never_fixed_is_excluded_with_the_reason(tmp_path, tiny_params, cli_env):
-    proc, it, repairs = _run(tmp_path, tiny_params, cli_env, fixes=False)
-    assert len(repairs) == 2, "llm.max_repairs rounds, then it gives up"
+def test_action_never_fixed_is_excluded_with_the_reason(run):
+    proc, it, repairs = run
+    tries = _repairs_of(repairs, "make_wood_pickaxe")
+    assert len(tries) == 2, "llm.max_repairs rounds, then it gives up"
+    assert "Validation found `no_effect`" in tries[0] and "table at (" in tries[0]
+    assert "repair attempt 2 of 2" in tries[1]
     validation = json.loads((it / "validation.json").read_text())
     verdict = {a["name"]: a for a in validation["actions"]}["make_wood_pickaxe"]
     assert (verdict["ok"], verdict["error_kind"]) == (False, "no_effect")
     cfg = json.loads((it / "rl_config.json").read_text())
     assert "make_wood_pickaxe" not in cfg["macro_actions"], "it never reaches training"
-    assert "place_table" in cfg["macro_actions"]
     critique = json.loads((it / "critique.json").read_text())
     assert critique["excluded"]["make_wood_pickaxe"].startswith("no_effect: ")
     assert "failed validation" in critique["fast_feedback"]["make_wood_pickaxe"]

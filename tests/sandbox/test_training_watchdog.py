@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rlgpt.config import TrainParams
+from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.envs.tasks import get_task
 from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig
 from rlgpt.rl.train import train
@@ -31,7 +31,7 @@ def bomb(view):
 def test_time_bomb_passes_validation_then_the_watchdog_stops_training(tmp_path):
     action = CodedAction(name="bomb", docstring="", source=BOMB)
     task = get_task("collect_wood")
-    assert validate_action(action, task, 3, 150, 10.0).ok  # looks harmless at first
+    assert validate_action(action, sandbox=SandboxParams(timeout_s=10.0)).ok  # harmless at first
     cfg = RLConfig(
         macro_actions=["bomb"], reward_terms=[RewardTerm(achievement="collect_wood", weight=1)],
         ppo=PPOConfig(n_steps=32, batch_size=32, n_epochs=1), sample_budget=50_000,

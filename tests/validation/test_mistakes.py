@@ -14,7 +14,7 @@ from rlgpt.envs.planner import plan_steps
 from rlgpt.envs.preconditions import requirement
 from rlgpt.envs.tasks import registry
 from rlgpt.llm.offline import write_action
-from rlgpt.messages import ErrorKind
+from rlgpt.messages import ErrorKind, ValidationReport
 from rlgpt.sandbox.validate import validate_action
 from tests.validation.corpus import GATE_CLASSES, Mistake, corpus, validate
 
@@ -93,3 +93,13 @@ def test_reference_actions_of_the_offline_author_pass(ach: str, revised: bool):
     action = write_action(ach, 80, revised=revised)
     verdict = validate_action(action, sandbox=SandboxParams())
     assert verdict.ok, verdict.feedback()
+
+
+def test_no_mistake_reaches_training():
+    """What the flow inserts into the action space is `report.passed(coded)`: none of these."""
+    coded = [item.action() for item in ITEMS]
+    report = ValidationReport(actions=[validate(item.stem) for item in ITEMS])
+    assert report.passed(coded) == []
+    excluded = report.excluded()
+    assert set(excluded) == {item.sub_action for item in ITEMS}
+    assert all(why.split(":")[0] in typing.get_args(ErrorKind) for why in excluded.values())
