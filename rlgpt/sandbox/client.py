@@ -19,24 +19,15 @@ from typing import Any
 
 from rlgpt.envs.preconditions import item_sources
 from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
-from rlgpt.errors import UserError
+from rlgpt.errors import MacroError, UserError
 from rlgpt.messages import CodedAction
+
+__all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works", "launch_prefix"]
 
 log = logging.getLogger(__name__)
 MAX_REPLY_BYTES = 65_536
 WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
 _CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
-
-
-class MacroError(Exception):
-    """A coded action failed in the worker. kind: exception or api_misuse (its code raised),
-    invalid_action (it yielded something that is not an action), timeout (no answer in time,
-    the worker was killed) or crash (the worker died or broke the protocol)."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(f"{kind}: {message}")
-        self.kind = kind
-        self.message = message
 
 
 def _limits(memory_mib: int, cpu_s: int | None) -> None:  # runs in the child before exec

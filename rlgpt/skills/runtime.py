@@ -11,7 +11,7 @@ import numpy as np
 
 from rlgpt.envs.crafter_env import CrafterEnv
 from rlgpt.envs.recipes import actions
-from rlgpt.sandbox.client import MacroError
+from rlgpt.errors import MacroError
 
 log = logging.getLogger(__name__)
 # Errors of the coded action's own code: the worker survives them, so training goes on. A dead
