@@ -16,8 +16,9 @@ $(BIN)/python:
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e .
-	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
-	  apt-get install -y -qq bubblewrap; } || echo "install bubblewrap (the sandbox needs it)"
+	@{ command -v bwrap >/dev/null 2>&1 && ldconfig -p | grep -q libseccomp.so.2; } || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq bubblewrap libseccomp2; } \
+	  || echo "install bubblewrap and libseccomp2 (the sandbox needs them)"
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.installed

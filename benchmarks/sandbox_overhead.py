@@ -120,7 +120,8 @@ def main() -> None:
                 rate = _ppo_in_process(params, cfg, coded, args.seed)
             else:
                 with tempfile.TemporaryDirectory() as out:
-                    r = train(task, cfg, coded, params.train, args.seed, Path(out), False, kind)
+                    r = train(task, cfg, coded, params.train, args.seed, Path(out), False,
+                              params.sandbox.model_copy(update={"isolation": kind}))  # fmt: skip
                 rate = r.samples_per_s
             rates[kind] = max(rates[kind], rate)
     cost = 1 - rates["bwrap"] / rates["in_process"]

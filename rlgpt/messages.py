@@ -214,6 +214,9 @@ class EvalReport(Message):
     macro_errors: dict[str, int] = Field(
         default_factory=dict, description="Coded action -> calls that raised or misbehaved."
     )
+    macro_faults: dict[str, str] = Field(
+        default_factory=dict, description="Coded action -> its failures and the latest one."
+    )
     failure_traces: list[str] = Field(default_factory=list, description="Short traces.")
 
 

@@ -133,7 +133,7 @@ def train(ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction]) -> T
     out = ctx.layout.train_dir(k)
     result = run_training(
         ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
-        ctx.params.sandbox.isolation,
+        ctx.params.sandbox,
     )  # fmt: skip
     files = [Path(result.checkpoint), write_model(out / "train.json", result)]
     finish(ctx, "train", key, files)
@@ -149,7 +149,7 @@ def evaluate(
     report, table = run_evaluation(
         Path(trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
         ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
-        ctx.params.sandbox.isolation,
+        ctx.params.sandbox,
     )  # fmt: skip
     episodes = ctx.layout.file(k, "episodes.parquet")
     table.to_parquet(episodes, index=False)

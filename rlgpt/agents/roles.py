@@ -139,8 +139,8 @@ class CriticAgent(Agent):
         evaluation: EvalReport, success_threshold: float,
     ) -> Critique:  # fmt: skip
         """The model's critique, plus what rlgpt knows for certain: which coded actions were kept
-        out of training by validation, and why (they also get fast-agent feedback, so the next
-        round rewrites them)."""
+        out of training by validation, and which failed when played (they also get fast-agent
+        feedback, so the next round rewrites them)."""
         verdict = self.ask(
             "critic",
             Critique,
@@ -153,9 +153,12 @@ class CriticAgent(Agent):
             success_threshold=success_threshold,
         )
         excluded = validation.excluded()
-        if not excluded and not verdict.excluded:
+        faults = evaluation.macro_faults
+        if not excluded and not faults and not verdict.excluded:
             return verdict
         feedback = dict(verdict.fast_feedback)
         for name, why in excluded.items():
             feedback.setdefault(name, f"excluded from training, it failed validation: {why}")
+        for name, why in faults.items():  # it passed validation, then failed when played
+            feedback.setdefault(name, f"failed during evaluation: {why}")
         return verdict.model_copy(update={"excluded": excluded, "fast_feedback": feedback})

@@ -8,10 +8,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from rlgpt.config import SandboxParams
 from rlgpt.envs.crafter_env import CrafterEnv
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.rewards import AchievementReward
-from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.pool import MacroPool
 from rlgpt.skills.runtime import MacroActionWrapper
 
 
@@ -30,17 +31,18 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 
 def make_env(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, view_radius: int,
-    macro_step_budget: int, workers: list[MacroWorker], isolation: str = "bwrap",
+    macro_step_budget: int, sandbox: SandboxParams | None = None,
 ) -> MacroActionWrapper:  # fmt: skip
-    """One env; its sandboxed worker is appended to `workers` so the caller can close it."""
+    """One env; each inserted coded action runs in its own sandboxed worker, which the env
+    closes in its own close()."""
     inserted = [c for c in coded if c.name in cfg.macro_actions]
     base = CrafterEnv(task, cfg.observation, view_radius, seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
-    worker = MacroWorker(inserted, isolation=isolation)
-    workers.append(worker)
+    sb = sandbox or SandboxParams()
+    pool = MacroPool(inserted, sb.isolation, sb.reply_timeout_s)
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     env = MacroActionWrapper(
-        shaped, [c.name for c in inserted], worker, budget, cfg.no_effect_penalty
+        shaped, [c.name for c in inserted], pool, budget, cfg.no_effect_penalty
     )
     env.reset(seed=seed)
     return env
@@ -48,21 +50,25 @@ def make_env(
 
 def env_factories(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, n_envs: int,
-    view_radius: int, macro_step_budget: int, workers: list[MacroWorker],
-    isolation: str = "bwrap",
+    view_radius: int, macro_step_budget: int, sandbox: SandboxParams | None = None,
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
         return lambda: SlimInfo(
-            make_env(
-                task,
-                cfg,
-                coded,
-                seed * 1000 + rank,
-                view_radius,
-                macro_step_budget,
-                workers,
-                isolation,
-            )  # fmt: skip
+            make_env(task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget, sandbox)
         )
 
     return [factory(i) for i in range(n_envs)]
+
+
+def macro_faults(envs: list[gym.Env[np.ndarray, int]]) -> dict[str, str]:
+    """Each coded action's failures over these envs: count, and the latest message."""
+    counts: dict[str, int] = {}
+    latest: dict[str, str] = {}
+    for env in envs:
+        wrapper = env if isinstance(env, MacroActionWrapper) else getattr(env, "env", None)
+        if not isinstance(wrapper, MacroActionWrapper):
+            continue
+        for name, n in wrapper.errors.items():
+            counts[name] = counts.get(name, 0) + n
+            latest[name] = wrapper.faults[name]
+    return {k: f"{counts[k]} failed call(s); latest: {latest[k]}" for k in sorted(counts)}

@@ -11,12 +11,11 @@ import pandas as pd
 from stable_baselines3 import PPO
 from tqdm import tqdm
 
-from rlgpt.config import EvalParams, TrainParams
+from rlgpt.config import EvalParams, SandboxParams, TrainParams
 from rlgpt.envs.recipes import actions
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
-from rlgpt.rl.envs import make_env
+from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.schema import EPISODES
-from rlgpt.sandbox.client import MacroWorker
 from rlgpt.skills.runtime import items
 
 EVAL_SEED_BASE = 1_000_000
@@ -47,13 +46,10 @@ class _Progress:
 def evaluate(
     checkpoint: Path, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
     coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
-    show_progress: bool = True, isolation: str = "bwrap",
+    show_progress: bool = True, sandbox: SandboxParams | None = None,
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
     """Run params.episodes episodes on held-out seeds; the report and the episode table."""
-    workers: list[MacroWorker] = []
-    env = make_env(
-        task, cfg, coded, seed, train.view_radius, train.macro_step_budget, workers, isolation
-    )
+    env = make_env(task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox)
     model = PPO.load(checkpoint, device="cpu")
     n_prim = len(actions())
     rows, usage, loops, errors = [], Counter[str](), Counter[str](), Counter[str]()
@@ -94,9 +90,9 @@ def evaluate(
                  "steps": steps, "decisions": decisions, "macro_calls": calls,
                  "dead_loop": dead, "end": end}
             )  # fmt: skip
+        faults = macro_faults([env])
     finally:
-        for w in workers:
-            w.close()
+        env.close()  # and the coded actions' workers
     table = EPISODES.validate(pd.DataFrame(rows))
     total = max(1, sum(usage.values()))
     report = EvalReport(
@@ -109,6 +105,7 @@ def evaluate(
         macro_usage={k: v / total for k, v in sorted(usage.items())},
         macro_dead_loops=dict(loops),
         macro_errors={k: v for k, v in errors.items() if v},
+        macro_faults=faults,
         failure_traces=traces,
     )
     return report, table

@@ -17,11 +17,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 from tqdm import tqdm
 
-from rlgpt.config import TrainParams
+from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.lineage.stages import maybe_crash
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
-from rlgpt.rl.envs import env_factories
-from rlgpt.sandbox.client import MacroWorker
+from rlgpt.rl.envs import env_factories, macro_faults
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +32,7 @@ class TrainResult(BaseModel):
     wall_s: float
     samples_per_s: float
     resumed_from: int = 0
+    macro_faults: dict[str, str] = {}
 
 
 class PrimitiveBudget(BaseCallback):
@@ -125,17 +125,16 @@ def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str) -> PPO:
 
 def train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
-    out_dir: Path, show_progress: bool = True, isolation: str = "bwrap",
+    out_dir: Path, show_progress: bool = True, sandbox: SandboxParams | None = None,
 ) -> TrainResult:  # fmt: skip
     """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. Checkpoints
     every `params.checkpoint_every` samples; a rerun of the same training resumes from the last
     complete checkpoint (model, optimizer, num_timesteps, samples)."""
     torch.set_num_threads(params.torch_threads)
     out_dir.mkdir(parents=True, exist_ok=True)
-    workers: list[MacroWorker] = []
     factories = env_factories(
         task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
-        workers, isolation,
+        sandbox,
     )  # fmt: skip
     venv = DummyVecEnv(factories)
     ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed))
@@ -155,10 +154,9 @@ def train(
         wall = time.perf_counter() - t0
         path = out_dir / "policy.zip"
         save_atomic(model, path)
+        faults = macro_faults(venv.envs)
     finally:
-        venv.close()
-        for w in workers:
-            w.close()
+        venv.close()  # each env closes its coded actions' workers
     done = budget.samples - start
     return TrainResult(
         checkpoint=str(path),
@@ -167,4 +165,5 @@ def train(
         wall_s=wall,
         samples_per_s=done / max(wall, 1e-9),
         resumed_from=start,
+        macro_faults=faults,
     )

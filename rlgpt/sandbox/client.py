@@ -3,122 +3,85 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import logging
 import os
-import resource
 import select
-import shutil
 import signal
 import subprocess
-import sys
 import tempfile
-from pathlib import Path
+import time
 from typing import Any
 
 from rlgpt.envs.preconditions import item_sources
 from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
 from rlgpt.errors import MacroError, UserError
 from rlgpt.messages import CodedAction
+from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
+from rlgpt.sandbox.limits import Limits
+from rlgpt.sandbox.seccomp import filter_fd
 
-__all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works", "launch_prefix"]
+__all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works"]
 
 log = logging.getLogger(__name__)
 MAX_REPLY_BYTES = 65_536
 WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
-_CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
-
-
-def _limits(memory_mib: int, cpu_s: int | None) -> None:  # runs in the child before exec
-    os.setsid()
-    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_mib << 20, memory_mib << 20))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if cpu_s is not None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
 
 
 class SandboxUnavailable(UserError):
     """No isolation layer works here and degraded mode was not asked for (fail closed)."""
 
 
-def _bwrap_args() -> list[str]:
-    """bubblewrap: every namespace unshared (no network), the filesystem read-only, homes, /tmp
-    and the project directory hidden except the Python and rlgpt code it needs, uid nobody
-    inside a user namespace, all capabilities dropped, an empty environment."""
-    code = Path(__file__).resolve().parents[1]  # the rlgpt package
-    keep = sorted({str(Path(p).resolve()) for p in (sys.base_prefix, sys.prefix)} | {str(code)})
-    hide = ["/root", "/home", "/tmp", str(code.parent)]
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/"]
-    for path in hide:
-        args += ["--tmpfs", path]
-    for path in keep:
-        args += ["--ro-bind", path, path]
-    args += ["--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc"]
-    args += ["--uid", "65534", "--gid", "65534"]
-    return [*args, "--cap-drop", "ALL", "--clearenv", "--chdir", "/tmp"]
-
-
-@functools.cache
-def bwrap_works() -> bool:
-    """Probe once: can bubblewrap start a fully unshared, unprivileged process here?"""
-    if shutil.which("bwrap") is None:
-        return False
-    try:
-        probe = subprocess.run(
-            [*_bwrap_args(), sys.executable, "-I", "-c", "import rlgpt.sandbox.worker"],
-            env={}, capture_output=True, timeout=30,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return probe.returncode == 0
-
-
-def launch_prefix(isolation: str) -> list[str]:
-    """The command prefix for the worker: bubblewrap, or nothing in explicit degraded mode."""
+def _check_isolation(isolation: str) -> None:
     if isolation == "degraded":
         log.warning("sandbox in DEGRADED mode: rlimits and a clean environment only, no bwrap")
-        return []
-    if not bwrap_works():
+    elif not bwrap_works():
         raise SandboxUnavailable(
-            "no sandbox: bubblewrap is missing or cannot unshare here; install it "
-            "(apt-get install bubblewrap) or set sandbox.isolation: degraded"
+            "no sandbox: bubblewrap or libseccomp is missing, or cannot unshare here; install "
+            "them (apt-get install bubblewrap libseccomp2) or set sandbox.isolation: degraded"
         )
-    env_args = [a for k, v in _CLEAN_ENV.items() for a in ("--setenv", k, v)]
-    return [*_bwrap_args(), *env_args]
 
 
 class MacroWorker:
     """A long-lived worker process that runs the given coded actions.
 
     Generated code never runs in this (trusted) process and never sees its environment
-    variables: the child gets a clean environment, a scratch cwd and rlimits. Each reply must
-    arrive within `timeout_s`, or the whole process group is killed and MacroError raised.
+    variables: the child runs inside the OS boundary (rlgpt/sandbox/boundary.py: bubblewrap
+    over a minimal root, uid 65534, seccomp) with cgroup and rlimit limits
+    (rlgpt/sandbox/limits.py). Each reply must arrive within `timeout_s` in all (and before
+    `deadline`), or the whole process group is killed and MacroError raised. `gate=False`
+    (tests of the OS layer alone) runs the code unchecked with the real builtins.
     """
 
     def __init__(
         self, coded: list[CodedAction], timeout_s: float = 5.0, memory_mib: int = 1024,
-        isolation: str = "bwrap", cpu_s: int | None = None,
+        isolation: str = "bwrap", cpu_s: int | None = None, deadline: float | None = None,
+        gate: bool = True,
     ) -> None:  # fmt: skip
         self.timeout_s = timeout_s
-        prefix = launch_prefix(isolation)
-        self.isolation = "bwrap" if prefix else "degraded"
+        self.deadline = deadline  # time.monotonic() past which no wait may go
+        _check_isolation(isolation)
+        self.isolation = isolation
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
+        self._limits = Limits(memory_mib, cpu_s)
         req_r, self._req_w = os.pipe()
         self._rep_r, rep_w = os.pipe()
-        cmd = [sys.executable, "-I", "-m", "rlgpt.sandbox.worker", str(req_r), str(rep_w)]
-        self._proc = subprocess.Popen(
-            [*prefix, *cmd],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=self._scratch.name,
-            env={} if prefix else _CLEAN_ENV,  # bwrap itself starts with an empty environment
-            pass_fds=(req_r, rep_w),
-            preexec_fn=lambda: _limits(memory_mib, cpu_s),  # noqa: PLW1509
-        )
+        fds = [req_r, rep_w]
+        if isolation == "degraded":
+            cmd, env = degraded_command(), dict(CLEAN_ENV, PATH="/usr/bin:/bin")
+        else:
+            fds.append(filter_fd())
+            cmd, env = bwrap_command(fds[-1]), {}  # bwrap itself starts with no environment
+        try:
+            self._proc = subprocess.Popen(
+                [*cmd, str(req_r), str(rep_w)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                cwd=self._scratch.name, env=env, pass_fds=tuple(fds),
+                preexec_fn=self._limits.enter,  # noqa: PLW1509
+            )  # fmt: skip
+        finally:
+            for fd in fds[2:]:
+                os.close(fd)
         os.close(req_r)
         os.close(rep_w)
         self._buf = b""
@@ -133,55 +96,68 @@ class MacroWorker:
                 "item_sources": item_sources(),
                 "primitives": actions(),
                 "actions": {c.name: c.source for c in coded},
+                "gate": gate,
             },
             timeout_s=max(timeout_s, 30.0),
         )
-        self.load_errors: dict[str, str] = dict(reply.get("errors", {}))
+        errors = reply.get("errors", {})
+        if not isinstance(errors, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in errors.items()
+        ):
+            raise self._fail("crash", "forged load reply (protocol broken)")
+        self.load_errors: dict[str, str] = {k: v[:300] for k, v in errors.items()}
+
+    def _fail(self, kind: str, message: str) -> MacroError:
+        self.close()
+        return MacroError(kind, message)
 
     def _call(self, msg: dict[str, Any], timeout_s: float | None = None) -> dict[str, Any]:
+        """Send one request; the reply object. The wait has one total deadline (a worker that
+        drips bytes is cut off like a silent one), never longer than `self.deadline`, and any
+        trouble with the reply's bytes is a MacroError, never another exception."""
         try:
             os.write(self._req_w, (json.dumps(msg) + "\n").encode())
-        except (BrokenPipeError, OSError):
-            self.close()
-            raise MacroError("crash", "the sandboxed worker died") from None
-        deadline = timeout_s if timeout_s is not None else self.timeout_s
+        except OSError:
+            raise self._fail("crash", "the sandboxed worker died") from None
+        limit = timeout_s if timeout_s is not None else self.timeout_s
+        end = time.monotonic() + limit
+        if self.deadline is not None:
+            end = min(end, self.deadline)
         while b"\n" not in self._buf:
-            ready, _, _ = select.select([self._rep_r], [], [], deadline)
+            left = end - time.monotonic()
+            ready = select.select([self._rep_r], [], [], left)[0] if left > 0 else []
             if not ready:
-                self.close()
-                raise MacroError("timeout", f"no answer within {deadline:.1f}s (killed)")
+                raise self._fail("timeout", f"no complete answer within {limit:.1f}s (killed)")
             chunk = os.read(self._rep_r, 65_536)
             if not chunk:
                 code = self._proc.poll()
-                self.close()
-                raise MacroError("crash", f"the sandboxed worker exited (code {code})")
+                raise self._fail("crash", f"the sandboxed worker exited (code {code})")
             self._buf += chunk
             if len(self._buf) > MAX_REPLY_BYTES:
-                self.close()
-                raise MacroError("crash", "reply larger than the cap (protocol broken)")
+                raise self._fail("crash", "reply larger than the cap (protocol broken)")
         line, _, self._buf = self._buf.partition(b"\n")
         try:
             reply = json.loads(line)
-        except ValueError:
-            self.close()
-            raise MacroError("crash", "unparsable reply (protocol broken)") from None
+        except Exception as exc:  # noqa: BLE001 - ValueError, RecursionError, MemoryError, ...
+            raise self._fail("crash", f"unparsable reply: {type(exc).__name__}") from None
         if not isinstance(reply, dict):
-            self.close()
-            raise MacroError("crash", "reply is not an object (protocol broken)")
+            raise self._fail("crash", "reply is not an object (protocol broken)")
         return reply
 
     def _advance(self, msg: dict[str, Any]) -> str | None:
         reply = self._call(msg)
         if "error" in reply:
-            kind = str(reply["error"])
-            kind = kind if kind in WORKER_ERRORS else "crash"  # never trust a forged kind
-            raise MacroError(kind, str(reply.get("message", ""))[:300])
-        if reply.get("done"):
+            kind, message = reply["error"], reply.get("message", "")
+            if not isinstance(kind, str) or kind not in WORKER_ERRORS:
+                raise self._fail("crash", "forged error kind (protocol broken)")
+            text = message if isinstance(message, str) else "(no message)"
+            raise MacroError(kind, text[:300])
+        if reply.get("done") is True:
             return None
         action = reply.get("action")
-        if action not in self._primitives:
-            raise MacroError("invalid_action", f"unknown action {str(action)[:40]!r}")
-        return str(action)
+        if not isinstance(action, str) or action not in self._primitives:
+            raise MacroError("invalid_action", f"unknown action {repr(action)[:40]}")
+        return action
 
     def _delta(self, state: dict[str, Any]) -> dict[str, Any]:
         """Leave out what the worker's view already holds (inventory, achievements, facing)."""
@@ -213,6 +189,7 @@ class MacroWorker:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._req_w = self._rep_r = -1
+        self._limits.close()
         self._scratch.cleanup()
 
     def __del__(self) -> None:

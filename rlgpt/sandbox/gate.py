@@ -1,10 +1,21 @@
-"""Static gate for generated code: size cap, parse, AST allow-list, required signature."""
+"""Static gate for generated code: size cap, parse, AST allow-list, required signature.
+
+It closes classes of escape, not names: no name or attribute beginning with "_", no attribute of
+the interpreter's internals (frames f_*, code co_*, tracebacks tb_*, generators and coroutines
+gi_*/cr_*/ag_*), none of the attributes that hand out `object` or `type` (mro, registry,
+register, dispatch) or read attributes by string (format, format_map), no attribute assignment,
+no `match` class patterns (they name attributes as strings). It is a courtesy that gives early,
+readable errors; the sandboxed worker and the OS layer hold without it.
+Importable without pydantic: the sandboxed worker runs it again on its minimal root.
+"""
 
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
-from rlgpt.messages import ActionValidation
+if TYPE_CHECKING:
+    from rlgpt.messages import ActionValidation
 
 MAX_SOURCE_BYTES = 20_000
 ALLOWED_IMPORTS = frozenset({"math", "random", "itertools", "collections", "functools"})
@@ -16,6 +27,8 @@ FORBIDDEN_NAMES = frozenset(
         "os", "sys", "subprocess", "socket", "ctypes", "builtins", "importlib", "gc",
     }
 )  # fmt: skip
+INTERNAL_PREFIXES = ("_", "f_", "co_", "tb_", "gi_", "cr_", "ag_")
+FORBIDDEN_ATTRS = frozenset({"mro", "registry", "register", "dispatch", "format", "format_map"})
 _ALLOWED_TOP = (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Assign, ast.Expr)
 
 
@@ -35,8 +48,13 @@ def _check_node(node: ast.AST) -> None:
                 raise GateError("gate", f"line {line}: import of '{mod}' is not allowed")
     elif isinstance(node, ast.Name) and (node.id in FORBIDDEN_NAMES or node.id.startswith("__")):
         raise GateError("gate", f"line {line}: name '{node.id}' is not allowed")
-    elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-        raise GateError("gate", f"line {line}: attribute '{node.attr}' is not allowed")
+    elif isinstance(node, ast.Attribute):
+        if node.attr.startswith(INTERNAL_PREFIXES) or node.attr in FORBIDDEN_ATTRS:
+            raise GateError("gate", f"line {line}: attribute '{node.attr}' is not allowed")
+        if not isinstance(node.ctx, ast.Load):
+            raise GateError("gate", f"line {line}: assigning to an attribute is not allowed")
+    elif isinstance(node, ast.MatchClass):
+        raise GateError("gate", f"line {line}: class patterns in `match` are not allowed")
     elif isinstance(node, ast.Global | ast.Nonlocal | ast.ClassDef | ast.AsyncFunctionDef):
         raise GateError("gate", f"line {line}: {type(node).__name__} is not allowed")
 
@@ -88,6 +106,8 @@ def check_source(name: str, source: str) -> ast.Module:
 
 def gate(name: str, source: str) -> ActionValidation | None:
     """None when the source passes the gate, else a failed ActionValidation."""
+    from rlgpt.messages import ActionValidation
+
     try:
         check_source(name, source)
     except GateError as exc:

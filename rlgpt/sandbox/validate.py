@@ -171,19 +171,31 @@ def _expected(ach: str | None, budget: int, required: int, count: int) -> str:
 
 def validate_action(
     action: CodedAction, *, sandbox: SandboxParams, view_radius: int = 4, lint_code: bool = True,
+    gate_code: bool = True,
 ) -> ActionValidation:  # fmt: skip
     """Gate and lint, then run in a fresh sandboxed worker on arranged Crafter states. The
-    verdict depends only on the code and the settings (no timings), so replays match."""
-    return _validate(action, sandbox, view_radius, lint_code, time.monotonic())
+    verdict depends only on the code and the settings (no timings), so replays match. A
+    verdict always comes back: whatever the worker does, it is a failure of this action, never
+    of the caller. `gate_code=False` skips the gate and lint here and in the worker (tests of
+    the OS layer alone)."""
+    try:
+        return _validate(action, sandbox, view_radius, lint_code, gate_code, time.monotonic())
+    except MacroError as exc:
+        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
+    except Exception as exc:  # noqa: BLE001 - one hostile file never aborts a whole check
+        log.warning("validation of %s failed: %s", action.name, exc, exc_info=True)
+        message = f"validation could not complete: {type(exc).__name__}: {exc}"[:300]
+        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=message)
 
 
 def _validate(
-    action: CodedAction, sandbox: SandboxParams, view_radius: int, lint_code: bool, t0: float
-) -> ActionValidation:
-    rejected = gate(action.name, action.source)
+    action: CodedAction, sandbox: SandboxParams, view_radius: int, lint_code: bool,
+    gate_code: bool, t0: float,
+) -> ActionValidation:  # fmt: skip
+    rejected = gate(action.name, action.source) if gate_code else None
     if rejected is not None:
         return rejected
-    if lint_code:
+    if lint_code and gate_code:
         try:
             lint(action.source)
         except GateError as exc:
@@ -200,6 +212,7 @@ def _validate(
         worker = MacroWorker(
             [action], timeout_s=min(sandbox.reply_timeout_s, sandbox.timeout_s),
             isolation=sandbox.isolation, cpu_s=int(sandbox.timeout_s) + 5,
+            deadline=t0 + sandbox.timeout_s, gate=gate_code,
         )  # fmt: skip
     except MacroError as exc:
         return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)

@@ -1,7 +1,9 @@
 """The sandboxed worker: runs coded actions in its own process and answers over a pipe.
 
-Started by `MacroWorker` as `python -I -m rlgpt.sandbox.worker RFD WFD` with a clean
-environment, a scratch directory and resource limits. Requests and replies are JSON lines:
+Started by `MacroWorker` inside the OS boundary (rlgpt/sandbox/boundary.py) as
+`python -I -S -c BOOT RFD WFD`, or in degraded mode as `python -I -m rlgpt.sandbox.worker RFD
+WFD`. Its first act, when it finds itself root, is to drop to uid and gid 65534 for good.
+Requests and replies are JSON lines:
 
   {"op": "load", "names": [...], "actions": {"name": "source", ...}}  -> {"ok": true}
   {"op": "start", "name": "collect_wood", "state": {...}}             -> {"action": "do"}
@@ -10,89 +12,138 @@ environment, a scratch directory and resource limits. Requests and replies are J
 Errors come back as {"error": KIND, "message": "..."} with KIND one of exception (the code
 raised), api_misuse (the skill API said how it was misused) or invalid_action (it yielded
 something that is not an action name); the host decides what they mean.
+
+Each coded action gets its own namespace, its own view and its own read-only copies of the
+modules it imports, so one action cannot change what another sees. With "gate": false (tests
+of the OS layer alone) the code runs unchecked with the real builtins.
 """
 
 from __future__ import annotations
 
 import builtins
 import difflib
+import importlib
 import json
 import os
 import sys
 import traceback
 from collections.abc import Generator
+from types import MappingProxyType, ModuleType
 from typing import Any
 
-SAFE_BUILTINS = [
-    "abs",
-    "all",
-    "any",
-    "bool",
-    "dict",
-    "enumerate",
-    "filter",
-    "float",
-    "frozenset",
-    "int",
-    "isinstance",
-    "len",
-    "list",
-    "map",
-    "max",
-    "min",
-    "next",
-    "print",
-    "range",
-    "reversed",
-    "round",
-    "set",
-    "sorted",
-    "str",
-    "sum",
-    "tuple",
-    "zip",
-    "StopIteration",
-    "ValueError",
-    "KeyError",
-    "IndexError",
-    "Exception",
-    "True",
-    "False",
-    "None",
-]
-MAX_ACTIONS_PER_CALL = 10_000
+SAFE_BUILTINS = (
+    "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "frozenset", "int",
+    "isinstance", "len", "list", "map", "max", "min", "next", "print", "range", "reversed",
+    "round", "set", "sorted", "str", "sum", "tuple", "zip", "StopIteration", "ValueError",
+    "KeyError", "IndexError", "Exception", "True", "False", "None",
+)  # fmt: skip
+SANDBOX_UID = 65534
+PRELOADED = ("math", "random", "itertools", "collections", "collections.abc", "functools")
+
+
+def drop_privileges() -> None:
+    """As root (bubblewrap without a user namespace, or degraded mode run by root): become
+    uid/gid 65534 with no groups; exit if root could be regained."""
+    if os.geteuid() != 0:
+        return
+    os.setgroups([])
+    os.setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    try:
+        os.setuid(0)
+    except PermissionError:
+        return
+    os._exit(3)  # still privileged: refuse to run anything
+
+
+class ReadOnlyModule:
+    """A read-only copy of an allowed module's public names (submodules wrapped likewise),
+    made fresh for each coded action: writing to it fails, and it never hands out the
+    module object that other code shares."""
+
+    __slots__ = ("_members", "_title")
+
+    def __init__(self, module: ModuleType) -> None:
+        members = {
+            k: ReadOnlyModule(v) if isinstance(v, ModuleType) else v
+            for k, v in vars(module).items()
+            if not k.startswith("_")
+            and (not isinstance(v, ModuleType) or v.__name__.startswith(module.__name__ + "."))
+        }  # fmt: skip
+        object.__setattr__(self, "_members", MappingProxyType(members))
+        object.__setattr__(self, "_title", module.__name__)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._members[name]
+        except KeyError:
+            raise AttributeError(f"module {self._title!r} has no attribute {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"module {self._title!r} is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"module {self._title!r} is read-only")
+
+
+def make_importer(allowed: frozenset[str]) -> Any:
+    """An `__import__` that returns fresh read-only copies of the allowed modules only."""
+
+    def safe_import(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> ReadOnlyModule:
+        top = name.partition(".")[0]
+        if level or top not in allowed:
+            raise ImportError(f"import of {name!r} is not allowed")
+        module = importlib.import_module(name if fromlist else top)
+        return ReadOnlyModule(module)
+
+    return safe_import
 
 
 class _Worker:
     def __init__(self) -> None:
+        from rlgpt.sandbox.gate import ALLOWED_IMPORTS, GateError, check_source
         from rlgpt.skills.api import SKILL_API, ObsView, SkillAPIError
 
         self._api = SKILL_API
         self._view_cls = ObsView
         self._api_error = SkillAPIError
+        self._gate_error, self._check = GateError, check_source
+        self._importer = make_importer(ALLOWED_IMPORTS)
         self._fns: dict[str, Any] = {}
-        self._view: Any = None
+        self._views: dict[str, Any] = {}
+        self._state: dict[str, Any] = {}
         self._gen: Generator[Any, None, Any] | None = None
+        self._view: Any = None
         self._primitives: frozenset[str] = frozenset()
 
-    def load(self, msg: dict[str, Any]) -> dict[str, Any]:
-        self._view = self._view_cls(
-            msg["names"], msg.get("items", ()), msg.get("achievements", ()),
-            msg.get("item_sources"),
-        )  # fmt: skip
-        self._primitives = frozenset(msg["primitives"])
+    def _namespace(self, gated: bool) -> dict[str, Any]:
+        """A fresh namespace: own builtins, own importer, immutable API tables."""
+        if not gated:
+            return {"__builtins__": builtins, **self._api}
         safe = {k: getattr(builtins, k) for k in SAFE_BUILTINS if hasattr(builtins, k)}
-        safe["__import__"] = builtins.__import__  # the gate already allow-listed imports
-        errors: dict[str, str] = {}
-        from rlgpt.sandbox.gate import GateError, check_source
+        safe["__import__"] = self._importer
+        api = {k: MappingProxyType(dict(v)) if isinstance(v, dict) else v
+               for k, v in self._api.items()}  # fmt: skip
+        return {"__builtins__": safe, **api}
 
+    def load(self, msg: dict[str, Any]) -> dict[str, Any]:
+        self._primitives = frozenset(msg["primitives"])
+        gated = msg.get("gate", True) is not False
+        errors: dict[str, str] = {}
         for name, source in msg["actions"].items():
-            try:
-                check_source(name, source)  # again, inside the sandbox: never trust the host copy
-            except GateError as exc:
-                errors[name] = exc.message
-                continue
-            namespace: dict[str, Any] = {"__builtins__": safe, **self._api}
+            self._views[name] = self._view_cls(
+                msg["names"], msg.get("items", ()), msg.get("achievements", ()),
+                msg.get("item_sources"),
+            )  # fmt: skip
+            if gated:
+                try:
+                    self._check(name, source)  # again, inside the sandbox: never trust the host
+                except self._gate_error as exc:
+                    errors[name] = exc.message
+                    continue
+            namespace = self._namespace(gated)
             try:
                 exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102
                 self._fns[name] = namespace[name]
@@ -100,17 +151,25 @@ class _Worker:
                 errors[name] = "while loading: " + _describe(exc)
         return {"ok": not errors, "errors": errors}
 
+    def _update(self, state: dict[str, Any]) -> None:
+        """The host sends only what changed; every action's view gets the whole state."""
+        self._state.update(state)
+        if self._view is not None:
+            self._view.update(self._state)
+
     def advance(self, msg: dict[str, Any]) -> dict[str, Any]:
-        self._view.update(msg["state"])
         if msg["op"] == "start":
             fn = self._fns.get(msg["name"])
             if fn is None:
                 return {"error": "crash", "message": f"unknown coded action {msg['name']!r}"}
-            self._gen = None
+            self._gen, self._view = None, self._views[msg["name"]]
+            self._update(msg["state"])
             try:
                 self._gen = fn(self._view)
             except BaseException as exc:  # noqa: BLE001 - e.g. called with the wrong arguments
                 return {"error": "exception", "message": _describe(exc)}
+        else:
+            self._update(msg["state"])
         if self._gen is None:
             return {"error": "crash", "message": "no coded action is running"}
         try:
@@ -145,10 +204,13 @@ def _describe(exc: BaseException) -> str:
 
 def main() -> None:
     rfd, wfd = int(sys.argv[1]), int(sys.argv[2])
+    for name in PRELOADED:  # everything a coded action may import, before privileges go
+        importlib.import_module(name)
+    worker = _Worker()
+    drop_privileges()
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - code may print; the pipe stays clean
     reader = os.fdopen(rfd, "r", encoding="utf-8")
     writer = os.fdopen(wfd, "w", encoding="utf-8")
-    worker = _Worker()
     for line in reader:
         msg = json.loads(line)
         reply = worker.load(msg) if msg["op"] == "load" else worker.advance(msg)

@@ -14,9 +14,8 @@ from rlgpt.envs.recipes import actions
 from rlgpt.errors import MacroError
 
 log = logging.getLogger(__name__)
-# Errors of the coded action's own code: the worker survives them, so training goes on. A dead
-# or hung worker (crash, timeout) still stops training (a retry resumes from its checkpoint).
-RECOVERABLE = frozenset({"exception", "api_misuse", "invalid_action"})
+# A hang or a dead worker costs a restart (and the wait): such an action is disabled sooner.
+COSTLY = frozenset({"timeout", "crash"})
 
 # Vitals are inventory entries that drift every few steps on their own (drink drops about every
 # 20 steps): a change in them is not progress, or no macro call could ever count as a dead loop.
@@ -34,6 +33,8 @@ class MacroRunner(Protocol):
     def start(self, name: str, state: dict[str, Any]) -> str | None: ...
 
     def next(self, state: dict[str, Any]) -> str | None: ...
+
+    def close(self) -> None: ...
 
 
 def view_state(env: CrafterEnv, info: dict[str, Any]) -> dict[str, Any]:
@@ -54,19 +55,25 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     are summed. `info["primitive_steps"]` counts the env steps this call took (the honest
     sample count). A call that uses its whole budget without changing inventory or position
     is a dead loop (`info["dead_loop"]`); a call that changes nothing is charged
-    `no_effect_penalty`. A call whose code raises or yields something that is not an action (in
-    a state validation did not cover) ends there, is charged like a call that changed nothing,
-    and is reported in `info["macro_error"]`; after `max_errors` such calls the action is
-    disabled (each later call is one no-op tick), so one bad action never kills training.
+    `no_effect_penalty`. A call whose code fails in a state validation did not cover (it
+    raises, yields something that is not an action, hangs, or kills its worker, which the
+    runner restarts) ends there, is charged like a call that changed nothing, and is reported
+    in `info["macro_error"]` and `faults`; after `max_errors` such calls, or `max_hangs` hangs
+    and crashes, the action is disabled (each later call is one no-op tick). No coded action
+    ever stops training. The wrapper owns its runner and closes it in `close()`.
     """
 
     def __init__(
         self, env: gym.Env[np.ndarray, int], names: list[str], runner: MacroRunner,
         step_budget: int = 80, no_effect_penalty: float = 0.0, max_errors: int = 20,
+        max_hangs: int = 3,
     ) -> None:  # fmt: skip
         super().__init__(env)
         self.max_errors = max_errors
+        self.max_hangs = max_hangs
         self.errors: Counter[str] = Counter()
+        self.hangs: Counter[str] = Counter()
+        self.faults: dict[str, str] = {}  # action -> its latest failure, for the critic
         self.names = list(names)
         self.runner = runner
         self.step_budget = step_budget
@@ -92,21 +99,31 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             return obs, float(reward), term, trunc, out
         return self._run_macro(self.names[action - self._n_prim])
 
+    def disabled(self, name: str) -> bool:
+        return self.errors[name] >= self.max_errors or self.hangs[name] >= self.max_hangs
+
     def _call(self, name: str, state: dict[str, Any], first: bool) -> tuple[str | None, str]:
-        """The runner's next primitive (None: done) and the error kind of a recoverable error."""
-        if self.errors[name] >= self.max_errors:
+        """The runner's next primitive (None: done) and the kind of the error, if one."""
+        if self.disabled(name):
             return None, "disabled"
         try:
             prim = self.runner.start(name, state) if first else self.runner.next(state)
         except MacroError as exc:
-            if exc.kind not in RECOVERABLE:
-                raise
             self.errors[name] += 1
-            if self.errors[name] in (1, self.max_errors):
-                log.warning("coded action %s failed in training (%dx): %s: %s", name,
-                            self.errors[name], exc.kind, exc.message)  # fmt: skip
+            self.hangs[name] += exc.kind in COSTLY
+            self.faults[name] = f"{exc.kind}: {exc.message}"[:300]
+            if self.errors[name] == 1 or self.disabled(name):
+                log.warning("coded action %s failed in training (%dx): %s: %s%s", name,
+                            self.errors[name], exc.kind, exc.message,
+                            "; disabled" if self.disabled(name) else "")  # fmt: skip
             return None, exc.kind
         return prim, ""
+
+    def close(self) -> None:
+        try:
+            self.runner.close()
+        finally:
+            super().close()
 
     def _run_macro(self, name: str) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         before = self._info

@@ -10,12 +10,13 @@ import os
 import socket
 import subprocess
 import threading
+import typing
 from pathlib import Path
 
 import pytest
 
 from rlgpt.config import SandboxParams
-from rlgpt.messages import CodedAction
+from rlgpt.messages import CodedAction, ErrorKind
 from rlgpt.sandbox.validate import validate_action
 from tests.conftest import rlgpt_exe
 
@@ -104,6 +105,16 @@ def test_program_is_contained(path, host):
     if outcome == "syntax" and "line" in verdict.message:
         assert verdict.message.startswith("line "), "the model is told where"
     host.assert_untouched(path.stem)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_program_is_contained_with_the_gate_off(path, host):
+    """The OS layer alone (no gate, no lint, real builtins in the worker) still contains it."""
+    action = CodedAction(name="act", docstring="", source=path.read_text())
+    verdict = validate_action(action, sandbox=SANDBOX, gate_code=False)
+    assert SECRET not in verdict.model_dump_json(), "no secret comes back"
+    assert verdict.ok or verdict.error_kind in typing.get_args(ErrorKind)
+    host.assert_untouched(f"{path.stem} (gate off)")
 
 
 def test_corpus_through_the_cli(host, tmp_path):

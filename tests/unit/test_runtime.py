@@ -31,6 +31,9 @@ class ScriptRunner:
         self.states.append(state)
         return self._left.pop(0) if self._left else None
 
+    def close(self):
+        self.closed = True
+
 
 def wrap(runner, names=("m",), budget=80, penalty=0.0, task="collect_diamond"):
     env = MacroActionWrapper(CrafterEnv(get_task(task)), list(names), runner, budget, penalty)

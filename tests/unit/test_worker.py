@@ -177,7 +177,8 @@ def test_worker_has_a_clean_environment_and_limits(monkeypatch, coded_action, tm
         top = worker._proc.pid
         pid = _worker_python(top)
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        assert b"PATH=/usr/bin:/bin" in environ  # we read the right process
+        path = b"PATH=/python/bin" if isolation == "bwrap" else b"PATH=/usr/bin:/bin"
+        assert path in environ  # we read the right process
         assert not any(b"sk-test-secret" in e or e.startswith(b"OPENAI") for e in environ)
         names = {e.split(b"=")[0] for e in environ}
         assert names <= {b"PATH", b"LANG", b"PYTHONHASHSEED", b"PWD", b""}  # PWD: set by bwrap
@@ -187,14 +188,23 @@ def test_worker_has_a_clean_environment_and_limits(monkeypatch, coded_action, tm
         assert "Max open files            64                   64" in limits
         assert "Max file size             1048576              1048576" in limits
         cwd = Path(os.readlink(f"/proc/{top}/cwd"))
+        status = Path(f"/proc/{pid}/status").read_text()
+        uids = next(ln for ln in status.splitlines() if ln.startswith("Uid:")).split()[1:]
+        if os.geteuid() == 0:  # run by root, the worker is still uid 65534 seen from the host
+            assert uids == ["65534"] * 4, uids
         if isolation == "bwrap":
-            inside_uid = Path(f"/proc/{pid}/uid_map").read_text().split()[0]
-            assert inside_uid == "65534", "runs as nobody in its user namespace"
             assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
-            assert "CapEff:\t0000000000000000" in Path(f"/proc/{pid}/status").read_text()
-        else:
+            assert os.readlink(f"/proc/{pid}/ns/mnt") != os.readlink("/proc/self/ns/mnt")
+            assert "CapEff:\t0000000000000000" in status
+            assert "Seccomp:\t2" in status, "a seccomp filter is in force"
+        if worker._limits.mode != "rlimit":
+            groups = Path(f"/proc/{pid}/cgroup").read_text()
+            assert groups.count("rlgpt-") >= 1, groups
+        if isolation == "degraded":
             assert cwd != tmp_path and cwd.name.startswith("rlgpt-sandbox-")
+        cgroups = list(worker._limits.dirs)
     finally:
         worker.close()
     assert not worker.alive
     assert not cwd.exists(), "the scratch directory is removed on close"
+    assert not any(p.exists() for p in cgroups), "its cgroups are removed on close"

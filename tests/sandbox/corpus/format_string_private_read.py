@@ -1,3 +1,3 @@
-# expect: invalid_action
+# expect: gate
 def act(view):
     yield "{0._flat}".format(view)

@@ -1,0 +1,144 @@
+"""The OS boundary of the sandboxed worker: bubblewrap over a minimal read-only root.
+
+The root holds only the Python interpreter and its standard library (site-packages hidden), the
+shared libraries the interpreter links (from ldd, under /lib), the worker's own code (the
+rlgpt/sandbox and rlgpt/skills packages, under /sandbox), a minimal /dev, a private /proc and a
+size-limited tmpfs /tmp. No other host path: no /etc, /home, /run, /var or project files, so no
+host socket can be reached; every namespace is unshared, so there is no network either.
+
+Run as root, bubblewrap starts without a user namespace (in one, uid 65534 would map back to
+uid 0 outside); the worker keeps only CAP_SETUID and CAP_SETGID and drops to uid and gid 65534
+as its first act (rlgpt/sandbox/worker.py), so the host sees uid 65534 too. Run as another user,
+a user namespace maps the worker to that unprivileged user. A seccomp filter
+(rlgpt/sandbox/seccomp.py) and cgroup limits (rlgpt/sandbox/limits.py) complete it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SANDBOX_UID = 65534
+CODE_ROOT = "/sandbox"
+PY_ROOT = "/python"
+TMP_BYTES = 16 << 20
+CLEAN_ENV = {"PATH": "/python/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
+BOOT = (
+    f"import sys; sys.path.insert(0, {CODE_ROOT!r}); from rlgpt.sandbox.worker import main; main()"
+)
+
+
+@functools.cache
+def _interpreter() -> tuple[Path, Path]:
+    """(the real interpreter binary, its base prefix): never the venv's symlink."""
+    return Path(os.path.realpath(sys.executable)), Path(sys.base_prefix).resolve()
+
+
+@functools.cache
+def _shared_libraries(binary: Path) -> tuple[tuple[str, str], ...]:
+    """(host path, sandbox path) of every shared library the interpreter links: the ELF
+    interpreter at its own path, the others flat under /lib (a default search path)."""
+    out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=True).stdout
+    libs: list[tuple[str, str]] = []
+    for line in out.splitlines():
+        if "=>" in line:
+            m = re.search(r"=>\s*(/\S+)", line)
+            if m:
+                path = os.path.realpath(m.group(1))
+                libs.append((path, f"/lib/{line.split()[0]}"))
+        elif (m := re.match(r"\s*(/\S+)", line)) is not None:
+            libs.append((os.path.realpath(m.group(1)), m.group(1)))
+    return tuple(libs)
+
+
+def visible_paths() -> list[str]:
+    """What the worker sees of the host, as sandbox paths (for reports and tests)."""
+    binary, _ = _interpreter()
+    paths = [f"{PY_ROOT}/bin/{VERSION}", f"{PY_ROOT}/lib/{VERSION}"]
+    paths += [dest for _, dest in _shared_libraries(binary)]
+    paths += [f"{CODE_ROOT}/rlgpt/__init__.py", f"{CODE_ROOT}/rlgpt/sandbox",
+              f"{CODE_ROOT}/rlgpt/skills", "/dev", "/proc", "/tmp"]  # fmt: skip
+    return paths
+
+
+def _root_args() -> list[str]:
+    binary, prefix = _interpreter()
+    code = Path(__file__).resolve().parents[1]  # the rlgpt package
+    args: list[str] = []
+    made: set[str] = {"/"}
+
+    def mkdirs(dest: str) -> None:
+        parts = Path(dest).parts
+        for i in range(2, len(parts) + 1):
+            d = str(Path(*parts[:i]))
+            if d not in made:
+                made.add(d)
+                args.extend(["--perms", "0755", "--dir", d])
+
+    def bind(src: Path | str, dest: str) -> None:
+        mkdirs(str(Path(dest).parent))
+        made.add(dest)
+        args.extend(["--ro-bind", str(src), dest])
+
+    bind(binary, f"{PY_ROOT}/bin/{VERSION}")
+    stdlib = prefix / "lib" / VERSION
+    bind(stdlib, f"{PY_ROOT}/lib/{VERSION}")
+    if (stdlib / "site-packages").is_dir():
+        args.extend(["--tmpfs", f"{PY_ROOT}/lib/{VERSION}/site-packages"])
+    for src, dest in _shared_libraries(binary):
+        bind(src, dest)
+    bind(code / "__init__.py", f"{CODE_ROOT}/rlgpt/__init__.py")
+    bind(code / "sandbox", f"{CODE_ROOT}/rlgpt/sandbox")
+    bind(code / "skills", f"{CODE_ROOT}/rlgpt/skills")
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    return args
+
+
+def bwrap_command(seccomp_fd: int) -> list[str]:
+    """bubblewrap's arguments and the worker's command line inside it (RFD WFD follow)."""
+    namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                  "--unshare-cgroup-try"]  # fmt: skip
+    if os.geteuid() == 0:  # no user namespace: the worker drops to uid 65534 itself
+        ids = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        namespaces.append("--unshare-user")
+        ids = ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
+    env = ["--clearenv", *[a for k, v in CLEAN_ENV.items() for a in ("--setenv", k, v)]]
+    return [
+        "bwrap", "--die-with-parent", "--new-session", *namespaces, *_root_args(), *ids,
+        "--seccomp", str(seccomp_fd), *env, f"{PY_ROOT}/bin/{VERSION}", "-I", "-S", "-c", BOOT,
+    ]  # fmt: skip
+
+
+def degraded_command() -> list[str]:
+    """The worker's command line without bubblewrap (explicit degraded mode only)."""
+    return [sys.executable, "-I", "-m", "rlgpt.sandbox.worker"]
+
+
+@functools.cache
+def bwrap_works() -> bool:
+    """Probe once: can the whole boundary (bubblewrap, the root, seccomp) start here?"""
+    if shutil.which("bwrap") is None or shutil.which("ldd") is None:
+        return False
+    try:
+        from rlgpt.sandbox.seccomp import filter_fd
+
+        fd = filter_fd()
+    except (ImportError, OSError):
+        return False
+    cmd = bwrap_command(fd)
+    cmd[-1] = f"import sys; sys.path.insert(0, {CODE_ROOT!r}); import rlgpt.sandbox.worker"
+    try:
+        probe = subprocess.run(cmd, env={}, capture_output=True, timeout=30, pass_fds=(fd,))
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        os.close(fd)
+    return probe.returncode == 0

@@ -1,0 +1,69 @@
+"""Coded actions in training: one sandboxed worker per action, restarted when it fails.
+
+No two coded actions share a process, so none can reach another's namespace, modules or view.
+A worker that hangs (no answer in time) or dies is killed and started again before the error
+goes up; the runtime then counts the call as a failed one (rlgpt/skills/runtime.py), and
+training goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from rlgpt.errors import MacroError
+from rlgpt.messages import CodedAction
+from rlgpt.sandbox.client import MacroWorker
+
+log = logging.getLogger(__name__)
+
+
+class MacroPool:
+    """A MacroRunner over one MacroWorker per coded action; closes them all in `close()`."""
+
+    def __init__(self, coded: list[CodedAction], isolation: str, timeout_s: float = 5.0) -> None:
+        self._coded = {c.name: c for c in coded}
+        self._isolation = isolation
+        self._timeout_s = timeout_s
+        self._workers: dict[str, MacroWorker] = {}
+        self._current: str | None = None
+        self.restarts = 0
+        try:
+            for name in self._coded:
+                self._workers[name] = self._spawn(name)
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self, name: str) -> MacroWorker:
+        return MacroWorker([self._coded[name]], timeout_s=self._timeout_s,
+                           isolation=self._isolation)  # fmt: skip
+
+    def _restart(self, name: str) -> None:
+        self._workers[name].close()
+        self.restarts += 1
+        log.warning("coded action %s: its worker hung or died; restarted", name)
+        self._workers[name] = self._spawn(name)
+
+    def _ask(self, name: str, op: str, state: dict[str, Any]) -> str | None:
+        worker = self._workers[name]
+        try:
+            return worker.start(name, state) if op == "start" else worker.next(state)
+        except MacroError as exc:
+            if exc.kind in ("timeout", "crash"):
+                self._restart(name)
+            raise
+
+    def start(self, name: str, state: dict[str, Any]) -> str | None:
+        self._current = name
+        return self._ask(name, "start", state)
+
+    def next(self, state: dict[str, Any]) -> str | None:
+        if self._current is None:
+            raise MacroError("crash", "no coded action is running")
+        return self._ask(self._current, "next", state)
+
+    def close(self) -> None:
+        for worker in self._workers.values():
+            worker.close()
+        self._workers = {}
