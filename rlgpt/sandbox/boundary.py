@@ -113,7 +113,8 @@ def bwrap_command(seccomp_fd: int) -> list[str]:
     env = ["--clearenv", *[a for k, v in CLEAN_ENV.items() for a in ("--setenv", k, v)]]
     return [
         "bwrap", "--die-with-parent", "--new-session", *namespaces, *_root_args(), *ids,
-        "--seccomp", str(seccomp_fd), *env, f"{PY_ROOT}/bin/{VERSION}", "-I", "-S", "-c", BOOT,
+        "--seccomp", str(seccomp_fd), *env,
+        f"{PY_ROOT}/bin/{VERSION}", "-I", "-S", "-B", "-c", BOOT,
     ]  # fmt: skip
 
 

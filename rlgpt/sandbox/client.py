@@ -175,6 +175,10 @@ class MacroWorker:
         """The next primitive action of the running coded action, or None when done."""
         return self._advance({"op": "next", "state": self._delta(state)})
 
+    def stop(self) -> None:
+        """Close the running coded action (its `finally` runs now, under the time limit)."""
+        self._advance({"op": "stop"})
+
     @property
     def alive(self) -> bool:
         return self._proc.poll() is None

@@ -48,6 +48,9 @@ class MacroPool:
     def _ask(self, name: str, op: str, state: dict[str, Any]) -> str | None:
         worker = self._workers[name]
         try:
+            if op == "stop":
+                worker.stop()
+                return None
             return worker.start(name, state) if op == "start" else worker.next(state)
         except MacroError as exc:
             if exc.kind in ("timeout", "crash"):
@@ -62,6 +65,10 @@ class MacroPool:
         if self._current is None:
             raise MacroError("crash", "no coded action is running")
         return self._ask(self._current, "next", state)
+
+    def stop(self) -> None:
+        if self._current is not None:
+            self._ask(self._current, "stop", {})
 
     def close(self) -> None:
         for worker in self._workers.values():

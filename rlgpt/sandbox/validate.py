@@ -87,6 +87,8 @@ def _play(
                 break
             prim = worker.next(view_state(env, info))
         run.ended = prim is None and not run.died
+        if prim is not None:  # cut short, as training would: its `finally` runs now
+            worker.stop()
     except MacroError as exc:
         run.error = exc
     error = f"{run.error.kind}: {run.error.message}" if run.error else ""

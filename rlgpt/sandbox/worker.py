@@ -8,6 +8,7 @@ Requests and replies are JSON lines:
   {"op": "load", "names": [...], "actions": {"name": "source", ...}}  -> {"ok": true}
   {"op": "start", "name": "collect_wood", "state": {...}}             -> {"action": "do"}
   {"op": "next", "state": {...}}                                      -> {"done": true}
+  {"op": "stop"}  (close the running action: its `finally` runs now)  -> {"done": true}
 
 Errors come back as {"error": KIND, "message": "..."} with KIND one of exception (the code
 raised), api_misuse (the skill API said how it was misused) or invalid_action (it yielded
@@ -158,6 +159,14 @@ class _Worker:
             self._view.update(self._state)
 
     def advance(self, msg: dict[str, Any]) -> dict[str, Any]:
+        if msg["op"] == "stop":
+            gen, self._gen = self._gen, None
+            try:
+                if gen is not None:
+                    gen.close()
+            except BaseException as exc:  # noqa: BLE001
+                return {"error": "exception", "message": "while stopping: " + _describe(exc)}
+            return {"done": True}
         if msg["op"] == "start":
             fn = self._fns.get(msg["name"])
             if fn is None:

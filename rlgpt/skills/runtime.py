@@ -34,6 +34,8 @@ class MacroRunner(Protocol):
 
     def next(self, state: dict[str, Any]) -> str | None: ...
 
+    def stop(self) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -102,12 +104,16 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     def disabled(self, name: str) -> bool:
         return self.errors[name] >= self.max_errors or self.hangs[name] >= self.max_hangs
 
-    def _call(self, name: str, state: dict[str, Any], first: bool) -> tuple[str | None, str]:
-        """The runner's next primitive (None: done) and the kind of the error, if one."""
+    def _call(self, name: str, state: dict[str, Any], op: str) -> tuple[str | None, str]:
+        """The runner's next primitive (None: done) and the kind of the error, if one. `op`:
+        start, next, or stop (close a call cut short, so its `finally` runs now)."""
         if self.disabled(name):
             return None, "disabled"
         try:
-            prim = self.runner.start(name, state) if first else self.runner.next(state)
+            if op == "stop":
+                self.runner.stop()
+                return None, ""
+            prim = self.runner.start(name, state) if op == "start" else self.runner.next(state)
         except MacroError as exc:
             self.errors[name] += 1
             self.hangs[name] += exc.kind in COSTLY
@@ -130,7 +136,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         total, steps = 0.0, 0
         term = trunc = False
         obs: np.ndarray | None = None
-        prim, error = self._call(name, view_state(self._crafter, before), first=True)
+        prim, error = self._call(name, view_state(self._crafter, before), "start")
         finished = prim is None  # a call always costs one game tick, or a policy could stall
         info = before
         while prim is not None or finished:
@@ -139,9 +145,11 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             steps += 1
             if finished or term or trunc or steps >= self.step_budget:
                 break
-            prim, error = self._call(name, view_state(self._crafter, info), first=False)
+            prim, error = self._call(name, view_state(self._crafter, info), "next")
             if error:
                 break
+        if prim is not None and not error:  # cut short by its budget or the episode's end
+            _, error = self._call(name, {}, "stop")
         self._info = info
         assert obs is not None
         unchanged = (

@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import threading
+import time
 import typing
 from pathlib import Path
 
@@ -51,6 +52,15 @@ class Host:
         self.listener.listen(8)
         self.listener.settimeout(0.2)
         (HOST / "port").write_text(str(self.listener.getsockname()[1]))
+        self.unix = []  # a unix socket on a host path, and one in the abstract namespace
+        for address in (str(HOST / "sock"), "\0rlgpt-corpus"):
+            if not address.startswith("\0"):
+                Path(address).unlink(missing_ok=True)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.bind(address)
+            sock.listen(8)
+            sock.settimeout(0.2)
+            self.unix.append(sock)
         self.accepted = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._accept, daemon=True)
@@ -58,12 +68,13 @@ class Host:
 
     def _accept(self) -> None:
         while not self._stop.is_set():
-            try:
-                conn, _ = self.listener.accept()
-                self.accepted += 1
-                conn.close()
-            except OSError:
-                continue
+            for sock in (self.listener, *self.unix):
+                try:
+                    conn, _ = sock.accept()
+                    self.accepted += 1
+                    conn.close()
+                except OSError:
+                    continue
 
     def assert_untouched(self, where: str) -> None:
         assert self.decoy.poll() is None, f"{where}: decoy process was killed"
@@ -76,6 +87,8 @@ class Host:
         self._stop.set()
         self._thread.join()
         self.listener.close()
+        for sock in self.unix:
+            sock.close()
         self.decoy.kill()
         self.decoy.wait()
 
@@ -130,3 +143,18 @@ def test_corpus_through_the_cli(host, tmp_path):
         outcome = "ok" if verdict["ok"] else verdict["error_kind"]
         assert outcome in expected(path), f"{path.stem}: {outcome}"
     host.assert_untouched("cli")
+
+
+def test_cli_keeps_to_its_timeout_on_programs_that_hang(tmp_path):
+    """Every hanging program is cut off: at most its --timeout (plus 5 s) each."""
+    names = ("busy_loop", "huge_power", "time_bomb", "finally_sleeper", "ignore_signals_then_loop")
+    hangers = [CORPUS / f"{n}.py" for n in names]
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [rlgpt_exe(), "sandbox", "check", *map(str, hangers), "--timeout", "5"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )  # fmt: skip
+    elapsed = time.monotonic() - t0
+    report = json.loads(proc.stdout)["actions"]
+    assert len(report) == len(hangers), "a verdict for every file"
+    assert elapsed < len(hangers) * (5 + 5)

@@ -31,6 +31,9 @@ class ScriptRunner:
         self.states.append(state)
         return self._left.pop(0) if self._left else None
 
+    def stop(self):
+        self._left = []
+
     def close(self):
         self.closed = True
 
