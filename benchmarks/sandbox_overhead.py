@@ -3,13 +3,17 @@ actions in the sandboxed worker (bubblewrap, and degraded) vs run in-process.
 
 The in-process baseline exists only here, to measure the price of the process boundary: it
 runs the reference skills (trusted code) through the worker's own logic without a process.
-Everything is measured in this one run. Ends with one JSON line.
+Every PPO figure comes from fresh processes, alone and `--together N` at once (aggregate), with
+rlgpt's OpenMP settings; everything is measured in this one run. Ends with one JSON line.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,6 +23,7 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from rlgpt import OPENMP_DEFAULTS
 from rlgpt.config import Params
 from rlgpt.envs.crafter_env import CrafterEnv
 from rlgpt.envs.recipes import actions, semantic_names
@@ -53,6 +58,12 @@ class InProcess:
 
     def next(self, state: dict[str, Any]) -> str | None:
         return self._reply({"op": "next", "state": state})
+
+    def stop(self) -> None:
+        self.w.advance({"op": "stop"})
+
+    def close(self) -> None:
+        return None
 
 
 def _ppo_in_process(params: Params, cfg: RLConfig, coded: list[Any], seed: int) -> float:
@@ -94,17 +105,41 @@ def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
         worker.close()
 
 
+def _rate(kind: str, params: Params, cfg: RLConfig, coded: list[Any], seed: int) -> float:
+    """Samples/s of one training with the coded actions in-process, bubblewrap or degraded."""
+    if kind == "in_process":
+        return _ppo_in_process(params, cfg, coded, seed)
+    task = get_task("make_wood_pickaxe")
+    with tempfile.TemporaryDirectory() as out:
+        sandbox = params.sandbox.model_copy(update={"isolation": kind})
+        return train(task, cfg, coded, params.train, seed, Path(out), False, sandbox).samples_per_s
+
+
+def _together(kind: str, n: int, samples: int, seed: int) -> float:
+    """Aggregate samples/s of n trainings of one kind started at once, each in a fresh process
+    with rlgpt's OpenMP settings in place before torch loads."""
+    cmd = [sys.executable, __file__, "--child", kind, "--samples", str(samples)]
+    env = {**OPENMP_DEFAULTS, **os.environ}
+    procs = [subprocess.Popen([*cmd, "--seed", str(seed + i)], stdout=subprocess.PIPE,
+                              text=True, env=env) for i in range(n)]  # fmt: skip
+    return sum(float(p.communicate()[0].strip().splitlines()[-1]) for p in procs)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds; best of each")
+    ap.add_argument("--together", type=int, default=2, help="also N trainings at once (0: no)")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     params = Params()
     coded = [write_action(n, params.train.macro_step_budget) for n in NAMES]
     cfg = RLConfig(macro_actions=NAMES, ppo=params.train.ppo, sample_budget=args.samples,
                    reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
-    task = get_task("make_wood_pickaxe")
+    if args.child:
+        print(_rate(args.child, params, cfg, coded, args.seed))
+        return
 
     t0 = time.perf_counter()
     for c in coded:
@@ -113,31 +148,38 @@ def main() -> None:
     rt_bwrap, rt_degraded = _round_trip_us(coded, "bwrap"), _round_trip_us(coded, "degraded")
 
     rates: dict[str, float] = {"in_process": 0.0, "bwrap": 0.0, "degraded": 0.0}
+    together: dict[str, float] = {"in_process": 0.0, "bwrap": 0.0}
     for rnd in range(args.rounds):  # alternate the order; keep each one's best (noisy machine)
         order = ["in_process", "bwrap", "degraded"]
         for kind in order if rnd % 2 == 0 else order[::-1]:
-            if kind == "in_process":
-                rate = _ppo_in_process(params, cfg, coded, args.seed)
-            else:
-                with tempfile.TemporaryDirectory() as out:
-                    r = train(task, cfg, coded, params.train, args.seed, Path(out), False,
-                              params.sandbox.model_copy(update={"isolation": kind}))  # fmt: skip
-                rate = r.samples_per_s
-            rates[kind] = max(rates[kind], rate)
+            rates[kind] = max(rates[kind], _together(kind, 1, args.samples, args.seed))
+            if args.together > 1 and kind in together:
+                rate = _together(kind, args.together, args.samples, args.seed)
+                together[kind] = max(together[kind], rate)
     cost = 1 - rates["bwrap"] / rates["in_process"]
     print(f"validation: {validation_s:.2f} s per action (gate, lint, scenarios, bubblewrap)")
     print(f"round trip: {rt_bwrap:.0f} us (bubblewrap), {rt_degraded:.0f} us (degraded)")
     for k, v in rates.items():
         print(f"PPO {k:>10}: {v:7.0f} samples/s")
-    print(f"sandboxed worker costs {100 * cost:.1f}% of PPO samples/s")
-    print(json.dumps({
+    print(f"sandboxed workers cost {100 * cost:.1f}% of PPO samples/s (one training)")
+    figures = {
         "validation_s_per_action": round(validation_s, 3),
         "round_trip_us_bwrap": round(rt_bwrap, 1), "round_trip_us_degraded": round(rt_degraded, 1),
         "ppo_samples_per_s_in_process": round(rates["in_process"], 1),
         "ppo_samples_per_s_bwrap": round(rates["bwrap"], 1),
         "ppo_samples_per_s_degraded": round(rates["degraded"], 1),
         "worker_cost_fraction": round(cost, 4),
-    }))  # fmt: skip
+    }  # fmt: skip
+    if args.together > 1:
+        cost_n = 1 - together["bwrap"] / together["in_process"]
+        for k, v in together.items():
+            print(f"PPO {k:>10} x{args.together}: {v:7.0f} samples/s in all")
+        print(f"sandboxed workers cost {100 * cost_n:.1f}% with {args.together} at once")
+        figures |= {"together": args.together,
+                    "together_samples_per_s_in_process": round(together["in_process"], 1),
+                    "together_samples_per_s_bwrap": round(together["bwrap"], 1),
+                    "together_cost_fraction": round(cost_n, 4)}  # fmt: skip
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

@@ -1,1 +1,13 @@
 """RL-GPT as a reproducible, auditable pipeline on Crafter."""
+
+import os as _os
+
+# OpenMP's idle threads (torch's) spin for a long while by default: with two trainings on two
+# cores the spinning took in-process PPO from about 1100 samples/s alone to 33 each. A short
+# spin costs a lone run about 10% and keeps several runs at about 900 each
+# (benchmarks/sandbox_overhead.py). It must be set before torch loads OpenMP, so it is set on
+# importing rlgpt, and handed to child processes; a user's own setting wins.
+OPENMP_DEFAULTS = {"GOMP_SPINCOUNT": "1000"}
+if "OMP_WAIT_POLICY" not in _os.environ:
+    for _key, _value in OPENMP_DEFAULTS.items():
+        _os.environ.setdefault(_key, _value)

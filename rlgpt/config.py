@@ -85,7 +85,9 @@ class TrainParams(_Section):
         default=60_000, gt=0, description="Primitive env steps per iteration (macros included)."
     )
     n_envs: int = Field(default=4, ge=1, description="Parallel envs in a DummyVecEnv.")
-    torch_threads: int = Field(default=2, ge=1, description="torch.set_num_threads.")
+    torch_threads: int = Field(
+        default=1, ge=1, description="torch.set_num_threads (1: several runs share the cores)."
+    )
     macro_step_budget: int = Field(default=80, gt=0, description="Primitive steps per macro call.")
     ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO hyper-parameters.")
     device: Literal["cpu", "cuda", "auto"] = Field(

@@ -21,8 +21,11 @@ log = logging.getLogger(__name__)
 class MacroPool:
     """A MacroRunner over one MacroWorker per coded action; closes them all in `close()`."""
 
-    def __init__(self, coded: list[CodedAction], isolation: str, timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, coded: list[CodedAction], isolation: str, timeout_s: float = 5.0, gate: bool = True
+    ) -> None:
         self._coded = {c.name: c for c in coded}
+        self._gate = gate
         self._isolation = isolation
         self._timeout_s = timeout_s
         self._workers: dict[str, MacroWorker] = {}
@@ -37,7 +40,7 @@ class MacroPool:
 
     def _spawn(self, name: str) -> MacroWorker:
         return MacroWorker([self._coded[name]], timeout_s=self._timeout_s,
-                           isolation=self._isolation)  # fmt: skip
+                           isolation=self._isolation, gate=self._gate)  # fmt: skip
 
     def _restart(self, name: str) -> None:
         self._workers[name].close()

@@ -152,11 +152,12 @@ class _Worker:
                 errors[name] = "while loading: " + _describe(exc)
         return {"ok": not errors, "errors": errors}
 
-    def _update(self, state: dict[str, Any]) -> None:
-        """The host sends only what changed; every action's view gets the whole state."""
+    def _update(self, state: dict[str, Any], switched: bool) -> None:
+        """The host sends only what changed: the view that saw the last state takes the
+        change; a view taking over gets the whole state."""
         self._state.update(state)
         if self._view is not None:
-            self._view.update(self._state)
+            self._view.update(self._state if switched else state)
 
     def advance(self, msg: dict[str, Any]) -> dict[str, Any]:
         if msg["op"] == "stop":
@@ -171,14 +172,15 @@ class _Worker:
             fn = self._fns.get(msg["name"])
             if fn is None:
                 return {"error": "crash", "message": f"unknown coded action {msg['name']!r}"}
-            self._gen, self._view = None, self._views[msg["name"]]
-            self._update(msg["state"])
+            view = self._views[msg["name"]]
+            switched, self._gen, self._view = view is not self._view, None, view
+            self._update(msg["state"], switched)
             try:
                 self._gen = fn(self._view)
             except BaseException as exc:  # noqa: BLE001 - e.g. called with the wrong arguments
                 return {"error": "exception", "message": _describe(exc)}
         else:
-            self._update(msg["state"])
+            self._update(msg["state"], False)
         if self._gen is None:
             return {"error": "crash", "message": "no coded action is running"}
         try:

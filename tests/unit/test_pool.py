@@ -1,0 +1,72 @@
+"""Coded actions cannot reach each other: one worker per action in training, read-only shared
+tables and fresh module copies inside a worker; a hung worker is restarted."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlgpt.errors import MacroError
+from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.pool import MacroPool
+
+TAMPER = (
+    "    import math\n"
+    "    MOVES[(1, 0)] = 'noop'\n"
+    "    math.isqrt = lambda n: 0\n"
+    "    yield 'noop'\n"
+)  # fmt: skip
+VICTIM = "    import math\n    yield MOVES[(1, 0)]\n    yield 'noop' if math.isqrt(16) == 4 else 'do'\n"
+
+
+@pytest.fixture
+def state(local_state):
+    return local_state({(0, 1): "tree"}, facing=(0, 1), inventory={"wood": 0})
+
+
+def _play(runner, name: str, state: dict) -> list[str]:
+    out, prim = [], runner.start(name, state)
+    while prim is not None:
+        out.append(prim)
+        prim = runner.next(state)
+    return out
+
+
+def test_without_isolation_one_action_can_poison_another(make_worker, coded_action, state):
+    """The class of attack: two actions in one process with the gate off share the tables."""
+    worker = make_worker([coded_action("a", TAMPER), coded_action("b", VICTIM)], gate=False)
+    _play(worker, "a", state)
+    assert _play(worker, "b", state) == ["noop", "do"]
+
+
+def test_a_pool_gives_each_action_its_own_worker(coded_action, state):
+    pool = MacroPool([coded_action("a", TAMPER), coded_action("b", VICTIM)], "bwrap", gate=False)
+    try:
+        _play(pool, "a", state)
+        assert _play(pool, "b", state) == ["move_right", "noop"]
+    finally:
+        pool.close()
+
+
+def test_shared_tables_are_read_only_and_modules_are_copies(make_worker, coded_action, state):
+    tamper = coded_action("a", "    MOVES[(1, 0)] = 'noop'\n    yield 'noop'\n")
+    victim = coded_action("b", VICTIM)
+    worker = make_worker([tamper, victim])
+    with pytest.raises(MacroError) as info:
+        worker.start("a", state)
+    assert info.value.kind == "exception" and "mappingproxy" in info.value.message
+    assert _play(worker, "b", state) == ["move_right", "noop"]
+
+
+def test_a_hung_worker_is_restarted(coded_action, state):
+    sleeper = coded_action(
+        "s", "    yield 'noop'\n    while True:\n        pass\n    yield 'noop'\n"
+    )
+    pool = MacroPool([sleeper], "bwrap", timeout_s=1.0)
+    try:
+        assert pool.start("s", state) == "noop"
+        with pytest.raises(MacroError) as info:
+            pool.next(state)
+        assert info.value.kind == "timeout" and pool.restarts == 1
+        assert pool.start("s", state) == "noop", "a fresh worker answers again"
+    finally:
+        pool.close()
