@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from rlgpt.errors import MacroError
-from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.pool import MacroPool
 
 TAMPER = (
@@ -15,7 +14,11 @@ TAMPER = (
     "    math.isqrt = lambda n: 0\n"
     "    yield 'noop'\n"
 )  # fmt: skip
-VICTIM = "    import math\n    yield MOVES[(1, 0)]\n    yield 'noop' if math.isqrt(16) == 4 else 'do'\n"
+VICTIM = (
+    "    import math\n"
+    "    yield MOVES[(1, 0)]\n"
+    "    yield 'noop' if math.isqrt(16) == 4 else 'do'\n"
+)  # fmt: skip
 
 
 @pytest.fixture
