@@ -11,7 +11,7 @@ from flows.rlgpt_flow import rlgpt_run
 from rlgpt.envs.tasks import get_task
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import read_model
-from rlgpt.lineage.reproduce import Comparison, replay_params
+from rlgpt.lineage.reproduce import Comparison, compare, replay_params
 from rlgpt.lineage.summary import RunSummary
 from tasks.tracking import log_reproduction, record_comparison
 
@@ -28,6 +28,7 @@ def reproduce(run_id: str, runs_dir: str = "runs") -> Comparison:
     ctx.layout.root.mkdir(parents=True)
     (ctx.layout.root / "params.yaml").write_text(params.model_dump_json(indent=2))
     again = rlgpt_run(ctx, emit=False)
-    comparison = record_comparison(ctx, original, again, params.reproduce.tolerance)
+    comparison = compare(original, again, params.reproduce.tolerance)
     log_reproduction(ctx, comparison)
+    record_comparison(ctx, comparison)  # last: the record says it is complete
     return comparison

@@ -19,8 +19,8 @@ from prefect import task
 from rlgpt.agents.prompting import all_template_hashes
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
-from rlgpt.lineage.reproduce import Comparison, compare
-from rlgpt.lineage.summary import IterationSummary, RunSummary
+from rlgpt.lineage.reproduce import Comparison
+from rlgpt.lineage.summary import IterationSummary
 from rlgpt.messages import EvalReport
 from rlgpt.skills.library import library_hash
 
@@ -130,14 +130,11 @@ def end_parent(ctx: RunContext, status: str, final_success_rate: float, summary:
 
 
 @task(name="record_comparison")
-def record_comparison(
-    ctx: RunContext, original: RunSummary, again: RunSummary, tolerance: float
-) -> Comparison:
-    """Compare and write runs/<original>/reproductions/<reproduction>.json."""
-    comparison = compare(original, again, tolerance)
-    out = Path(ctx.params.run.runs_dir) / original.run_id / "reproductions"
-    write_model(out / f"{again.run_id}.json", comparison)
-    return comparison
+def record_comparison(ctx: RunContext, comparison: Comparison) -> Path:
+    """Write runs/<original>/reproductions/<reproduction>.json: last, once MLflow has it, so
+    the file says the reproduction is complete."""
+    out = Path(ctx.params.run.runs_dir) / comparison.original / "reproductions"
+    return write_model(out / f"{comparison.reproduction}.json", comparison)
 
 
 @task(name="mlflow_reproduction")

@@ -19,10 +19,11 @@ from mlflow.tracking import MlflowClient
 
 from tests.conftest import TINY, rlgpt_exe
 
-_SLOW = pytest.mark.slow  # ~40 s each; the default run keeps train and mid-training
+_SLOW = pytest.mark.slow  # ~40 s each; the default run keeps mid-training
 FAULTS = [
     pytest.param("decompose:2", marks=_SLOW), pytest.param("generate_code:2", marks=_SLOW),
-    pytest.param("validate:2", marks=_SLOW), "train:2", pytest.param("evaluate:2", marks=_SLOW),
+    pytest.param("validate:2", marks=_SLOW), pytest.param("train:2", marks=_SLOW),
+    pytest.param("evaluate:2", marks=_SLOW),
     pytest.param("critique:2", marks=_SLOW), "train_mid",
 ]  # fmt: skip
 COMPARED = ["decomposition.json", "validation.json", "rl_config.json", "eval.json",

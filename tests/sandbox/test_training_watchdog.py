@@ -38,7 +38,8 @@ def stuck(view):
 
 
 @pytest.mark.parametrize(
-    ("name", "source", "validates"), [("bomb", BOMB, True), ("stuck", FINALLY, False)]
+    ("name", "source", "validates"),
+    [("bomb", BOMB, True), pytest.param("stuck", FINALLY, False, marks=pytest.mark.slow)],
 )
 def test_sleeper_hangs_in_training_is_restarted_disabled_and_training_goes_on(
     tmp_path, name, source, validates
