@@ -7,37 +7,31 @@ import json
 import logging
 import os
 import sys
-import time
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from rlgpt.config import Params
+from flows import launch
 from rlgpt.errors import RLGPTError, UserError
-from rlgpt.lineage.context import RunContext
-
-_OFFLINE_ENV = {
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "DO_NOT_TRACK": "1",
-    "DVC_NO_ANALYTICS": "1",
-    "PREFECT_LOGGING_LEVEL": "CRITICAL",  # failures are reported in one line by the CLI
-    "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
-    "TQDM_MININTERVAL": "1",
-}
 
 
-def _offline_env() -> None:
-    """Prefect's home inside the project, analytics off; set before prefect is imported."""
-    os.environ.setdefault("PREFECT_HOME", str(Path.cwd() / ".prefect"))
-    for key, value in _OFFLINE_ENV.items():
-        os.environ.setdefault(key, value)
+class _Parser(argparse.ArgumentParser):
+    """No abbreviated options (`--iteration` is not `--iterations`); a usage error is one
+    line that says where to look, and exit code 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"rlgpt: error: {message} (see `{self.prog} --help`)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="rlgpt",
         description="RL-GPT on Crafter: LLM agents decide what to code and what to learn.",
     )
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     sub.add_parser("tasks", help="list the tasks and their success conditions")
     run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")
     run.add_argument("--task", help="task name (default: params.yaml run.task)")
@@ -115,66 +109,6 @@ def _cmd_tasks() -> int:
     return 0
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from rlgpt.config import load_params
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.lineage.context import RunContext
-
-    params = load_params(
-        args.params if Path(args.params).exists() or args.params != "params.yaml" else None
-    )
-    if args.llm == "replay":
-        from rlgpt.lineage.reproduce import replay_params
-
-        tracking = params.tracking
-        params = replay_params(Path(params.run.runs_dir), args.replay_from)
-        params.tracking = tracking
-    updates = {"task": args.task, "iterations": args.iterations, "seed": args.seed}
-    for key, value in updates.items():
-        if value is not None:
-            setattr(params.run, key, value)
-    if params.run.iterations < 1:
-        raise UserError("--iterations must be at least 1")
-    if args.llm:
-        params.llm.backend = args.llm
-    if args.model:
-        params.llm.model = args.model
-    if args.base_url:
-        params.llm.base_url = args.base_url
-    task = get_task(params.run.task)
-    from rlgpt.llm.factory import make_llm
-
-    make_llm(params.llm, params.run.runs_dir)  # no key, no recording to replay: say so now
-    run_id = args.run_id or f"{task.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    ctx = RunContext(run_id=run_id, params=params, task=task, show_progress=not args.quiet)
-    root = ctx.layout.root
-    if root.exists() and any(root.iterdir()) and not args.force:
-        raise UserError(f"run directory {root} exists; pick another --run-id or pass --force")
-    if root.exists() and args.force:
-        import shutil
-
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    (root / "params.yaml").write_text(json.dumps(params.model_dump(mode="json"), indent=2))
-    return _launch(ctx, args.metrics_out)
-
-
-def _cmd_resume(args: argparse.Namespace) -> int:
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.lineage.context import RunContext
-
-    root = Path(args.runs_dir) / args.run_id
-    if not (root / "params.yaml").is_file():
-        raise UserError(f"no run '{args.run_id}' under {args.runs_dir}/ (no params.yaml)")
-    params = Params.model_validate_json((root / "params.yaml").read_text())
-    params.run.runs_dir = args.runs_dir
-    ctx = RunContext(
-        run_id=args.run_id, params=params, task=get_task(params.run.task),
-        show_progress=not args.quiet, resume=True,
-    )  # fmt: skip
-    return _launch(ctx, None)
-
-
 def _cmd_lineage(args: argparse.Namespace) -> int:
     from rlgpt.lineage.audit import lineage, render_text
 
@@ -183,31 +117,14 @@ def _cmd_lineage(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_recorded(runs_dir: str, run_id: str) -> None:
-    if not (Path(runs_dir) / run_id / "summary.json").is_file():
-        raise UserError(f"no completed run '{run_id}' under {runs_dir}/ to reproduce")
-
-
-def _cmd_reproduce(args: argparse.Namespace) -> int:
-    _check_recorded(args.runs_dir, args.run_id)
-    _offline_env()
-    from flows.reproduce_flow import reproduce
-
-    result = reproduce(args.run_id, args.runs_dir)
-    verdict = "passed" if result.passed else f"FAILED ({result.reason})"
-    print(f"reproduction {result.reproduction} of {result.original}: {verdict}; "
-          f"max |delta| {result.max_abs_delta:.3f} (tolerance {result.tolerance})")  # fmt: skip
-    return 0 if result.passed else 1
-
-
 def _cmd_serve(args: argparse.Namespace) -> int:
-    _check_recorded(args.runs_dir, args.run_id)
+    launch.completed(Path(args.runs_dir), args.run_id, "serve")
     if not os.environ.get("PREFECT_API_URL"):
         raise UserError(
             "serve needs a Prefect server: run `prefect server start --host 127.0.0.1` and "
             "export PREFECT_API_URL=http://127.0.0.1:4200/api"
         )
-    _offline_env()
+    launch.offline_env()
     from prefect.deployments.runner import EntrypointType
 
     from flows.reproduce_flow import reproduce
@@ -219,38 +136,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         parameters={"run_id": args.run_id, "runs_dir": str(Path(args.runs_dir).resolve())},
         print_starting_message=False,
     )  # fmt: skip
-    return 0
-
-
-def _launch(ctx: RunContext, metrics_out: str | None) -> int:
-    """Run (or resume) the flow; completed stages come from Prefect's persisted results."""
-    root, params = ctx.layout.root, ctx.params
-    os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str((root / ".prefect-results").resolve())
-    _offline_env()
-    from flows.rlgpt_flow import rlgpt_run
-
-    llm = params.llm
-    where = f" at {llm.base_url}" if llm.backend == "openai" and llm.base_url else ""
-    verb = "resume" if ctx.resume else "run"
-    print(f"rlgpt: {verb} {ctx.run_id}: task {ctx.task.name} ({ctx.task.description}), "
-          f"llm {llm.backend}{where}")  # fmt: skip
-    summary = rlgpt_run(ctx)
-    if metrics_out:
-        from rlgpt.lineage.layout import write_json
-
-        write_json(Path(metrics_out), {
-            "final_success_rate": summary.final_success_rate,
-            "iterations": len(summary.iterations),
-            "samples": sum(i.samples for i in summary.iterations),
-        })  # fmt: skip
-    uri = params.tracking.mlflow_uri
-    print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
-          f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip
-    print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
-    print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{ctx.run_id}' "
-          f"(mlflow ui --backend-store-uri {uri})")  # fmt: skip
-    print("dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
-          "pinned in dvc.lock")  # fmt: skip
     return 0
 
 
@@ -277,6 +162,8 @@ def _cmd_sandbox_check(args: argparse.Namespace) -> int:
     results = []
     for file in args.files:
         path = Path(file)
+        if path.is_dir():
+            raise UserError(f"{path} is a directory; give the coded action files in it")
         if not path.is_file():
             raise UserError(f"no such file: {path}")
         source = path.read_text(errors="replace")
@@ -302,13 +189,13 @@ def main(argv: list[str] | None = None) -> NoReturn:
         if args.command == "tasks":
             code = _cmd_tasks()
         elif args.command == "run":
-            code = _cmd_run(args)
+            code = launch.cmd_run(args)
         elif args.command == "resume":
-            code = _cmd_resume(args)
+            code = launch.cmd_resume(args)
         elif args.command == "lineage":
             code = _cmd_lineage(args)
         elif args.command == "reproduce":
-            code = _cmd_reproduce(args)
+            code = launch.cmd_reproduce(args)
         elif args.command == "serve":
             code = _cmd_serve(args)
         else:
@@ -325,7 +212,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
         import tempfile
         import traceback
 
-        log = Path(tempfile.gettempdir()) / "rlgpt-last-error.log"
+        here = launch.RUN_DIR[0] if launch.RUN_DIR else Path(tempfile.gettempdir())
+        log = here / ("error.log" if launch.RUN_DIR else f"rlgpt-error-{os.getpid()}.log")
         log.write_text(traceback.format_exc())
         print(f"rlgpt: failed: {type(exc).__name__}: {str(exc)[:300]} (traceback: {log})",
               file=sys.stderr)  # fmt: skip

@@ -12,6 +12,7 @@ from rlgpt.envs.tasks import get_task
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import read_model
 from rlgpt.lineage.reproduce import Comparison, compare, replay_params
+from rlgpt.lineage.rundir import RunLock, create
 from rlgpt.lineage.summary import RunSummary
 from tasks.tracking import log_reproduction, record_comparison
 
@@ -25,9 +26,13 @@ def reproduce(run_id: str, runs_dir: str = "runs") -> Comparison:
     new_id = f"{run_id}-repro-{time.strftime('%Y%m%d-%H%M%S')}"
     ctx = RunContext(run_id=new_id, params=params, task=get_task(params.run.task),
                      show_progress=False)  # fmt: skip
-    ctx.layout.root.mkdir(parents=True)
+    lock = RunLock(root, new_id)
+    create(root, new_id, force=False)
     (ctx.layout.root / "params.yaml").write_text(params.model_dump_json(indent=2))
-    again = rlgpt_run(ctx, emit=False)
+    try:
+        again = rlgpt_run(ctx, emit=False)
+    finally:
+        lock.release()
     comparison = compare(original, again, params.reproduce.tolerance)
     log_reproduction(ctx, comparison)
     record_comparison(ctx, comparison)  # last: the record says it is complete

@@ -93,7 +93,11 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     finally:
         words = {"FINISHED": "complete", "BUDGET": "budget_exhausted"}
         summary = _summary(ctx, its, words.get(status, status.lower()), t0)
-        path = stages.write_summary(ctx, summary, status == "FINISHED")
         mlflow_status = "FAILED" if status == "BUDGET" else status
-        tracking.end_parent(ctx, mlflow_status, summary.final_success_rate, path)
+        try:
+            path = stages.write_summary(ctx, summary, status == "FINISHED")
+        except BaseException:  # e.g. a full disk: MLflow still learns how the run ended
+            tracking.end_parent(ctx, "FAILED", summary.final_success_rate, "", len(its))
+            raise
+        tracking.end_parent(ctx, mlflow_status, summary.final_success_rate, path, len(its))
     return summary

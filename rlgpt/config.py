@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -82,8 +83,9 @@ class TrainParams(_Section):
     """PPO training (stable-baselines3)."""
 
     sample_budget: int = Field(
-        default=60_000, gt=0, description="Primitive env steps per iteration (macros included)."
-    )
+        default=60_000, gt=0, le=1_000_000_000,
+        description="Primitive env steps per iteration (macros included).",
+    )  # fmt: skip
     n_envs: int = Field(default=4, ge=1, description="Parallel envs in a DummyVecEnv.")
     torch_threads: int = Field(
         default=1, ge=1, description="torch.set_num_threads (1: several runs share the cores)."
@@ -173,24 +175,66 @@ class Params(_Section):
     reproduce: ReproduceParams = Field(default_factory=ReproduceParams)
 
 
-def load_params(path: str | Path | None) -> Params:
-    """Read params.yaml; a missing, unparsable or invalid file is a UserError naming the key."""
+def _one_line(where: str, exc: ValidationError, names: dict[str, str] | None = None) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"])
+    what = (names or {}).get(loc, f"'{loc}'")
+    return f"{where}: invalid value for {what}: {err['msg']}"
+
+
+def validate_params(
+    data: dict[str, Any], where: str, overrides: dict[str, dict[str, Any]] | None = None,
+    names: dict[str, str] | None = None,
+) -> Params:  # fmt: skip
+    """The one validation path of every value, from a file, a run directory or the command
+    line (`overrides`, section -> key -> value; `names` says which flag set a key): strict
+    types (`true` is no number, 1e18 is no integer), bounds, no unknown keys."""
+    merged = {k: dict(v) if isinstance(v, dict) else v for k, v in data.items()}
+    given = {f"{s}.{k}" for s, vals in (overrides or {}).items() for k, v in vals.items()
+             if v is not None}  # fmt: skip
+    names = {k: v for k, v in (names or {}).items() if k in given}  # flags name only their own
+    for section, values in (overrides or {}).items():
+        values = {k: v for k, v in values.items() if v is not None}
+        if values:
+            base = merged.get(section, {})
+            merged[section] = {**(base if isinstance(base, dict) else {}), **values}
+    try:
+        return Params.model_validate(merged, strict=True)
+    except ValidationError as exc:
+        raise UserError(_one_line(where, exc, names)) from None
+
+
+def load_params(
+    path: str | Path | None, overrides: dict[str, dict[str, Any]] | None = None,
+    names: dict[str, str] | None = None,
+) -> Params:  # fmt: skip
+    """Read params.yaml (None: the defaults) and apply command-line overrides; a missing,
+    empty, unparsable or invalid file, or a bad value, is a UserError naming the key."""
     if path is None:
-        return Params()
+        return validate_params({}, "defaults", overrides, names)
     p = Path(path)
     if not p.is_file():
         raise UserError(f"params file not found: {p}")
     try:
-        data = yaml.safe_load(p.read_text()) or {}
+        data = yaml.safe_load(p.read_text())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise UserError(f"{p}: malformed YAML{where}; fix the syntax") from None
-    if not isinstance(data, dict):
+    if data is None:
+        raise UserError(f"{p} is empty: give it sections (run, llm, train, ...) or leave it out")
+    if not isinstance(data, dict) or not data:
         raise UserError(f"{p}: expected a mapping of sections (run, llm, train, ...)")
+    return validate_params(data, str(p), overrides, names)
+
+
+def read_run_params(path: Path) -> Params:
+    """The parameters a run recorded in its directory (JSON), validated like any others."""
     try:
-        return Params.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise UserError(f"{p}: invalid value for '{loc}': {err['msg']}") from None
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        why = type(exc).__name__
+        raise UserError(f"{path} is unreadable ({why}); the run directory is damaged") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path} is not a parameter mapping; the run is damaged")
+    return validate_params(data, str(path))

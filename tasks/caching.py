@@ -17,7 +17,11 @@ RESULTS_DIR = ".prefect-results"  # PREFECT_LOCAL_STORAGE_PATH is runs/<id>/.pre
 
 
 def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
-    return stage_key(stage, ctx.run_id, int(inputs["k"]), {**inputs, "params": ctx.params})
+    """Where runs live and where they are tracked are not inputs of a stage: a resume with
+    `--runs-dir` spelled another way (or another tracking store) finds the same results."""
+    p = ctx.params
+    params = p.model_dump(mode="json", exclude={"run": {"runs_dir"}, "tracking": True})
+    return stage_key(stage, ctx.run_id, int(inputs["k"]), {**inputs, "params": params})
 
 
 def _cache_key_fn(stage: str) -> Any:

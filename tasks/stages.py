@@ -12,6 +12,7 @@ from typing import Any
 from prefect import task
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
+from rlgpt.faults import maybe_crash
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
 from rlgpt.lineage.summary import IterationSummary, RunSummary
@@ -200,6 +201,7 @@ def summarize_iteration(
 @task(name="write_summary")
 def write_summary(ctx: RunContext, summary: RunSummary, complete: bool) -> str:
     """summary.json always; the manifest (hashes of every file) only once the run is complete."""
+    maybe_crash("write_summary")
     write_model(ctx.layout.summary, summary)
     if complete:
         ctx.layout.write_manifest()

@@ -6,6 +6,7 @@ runs FAILED or KILLED when the pipeline stops early.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -36,8 +37,15 @@ def _experiment(c: MlflowClient, name: str) -> str:
 
 
 def _runs(c: MlflowClient, experiment_id: str, run_id: str) -> list[Any]:
-    found = c.search_runs([experiment_id], filter_string=f"tags.`rlgpt.run_id` = '{run_id}'")
-    return [r for r in found if r.info.status != "KILLED"]
+    """This run id's MLflow runs of any status (KILLED and FAILED ones are continued), newest
+    first, leaving out those a forced rerun or a recomputation replaced."""
+    found = c.search_runs([experiment_id], filter_string=f"tags.`rlgpt.run_id` = '{run_id}'",
+                          order_by=["attributes.start_time DESC"])  # fmt: skip
+    return [r for r in found if r.data.tags.get("rlgpt.superseded") != "true"]
+
+
+def _logged(c: MlflowClient, run: str, key: str, step: int, value: float) -> bool:
+    return any(m.step == step and m.value == value for m in c.get_metric_history(run, key))
 
 
 @task(name="mlflow_start")
@@ -45,10 +53,12 @@ def start_parent(ctx: RunContext, llm_model: str) -> str:
     """Create the parent run; params include prompt-template and skill-library hashes."""
     c = client(ctx.params.tracking.mlflow_uri)
     exp = _experiment(c, ctx.params.tracking.experiment)
-    for old in _runs(c, exp, ctx.run_id) if ctx.resume else []:
-        if "mlflow.parentRunId" not in old.data.tags:  # a resumed run continues its parent
+    for old in _runs(c, exp, ctx.run_id):
+        if ctx.resume and "mlflow.parentRunId" not in old.data.tags:  # continue the parent
             c.update_run(old.info.run_id, status="RUNNING")
             return str(old.info.run_id)
+        if not ctx.resume:  # a forced rerun replaces the old runs of this id
+            c.set_tag(old.info.run_id, "rlgpt.superseded", "true")
     run = c.create_run(exp, run_name=ctx.run_id, tags={"rlgpt.run_id": ctx.run_id})
     p = ctx.params
     params = {
@@ -72,18 +82,27 @@ def log_iteration(
     assert ctx.mlflow_run_id is not None
     c = client(ctx.params.tracking.mlflow_uri)
     parent = c.get_run(ctx.mlflow_run_id)
+    digest = hashlib.sha256(
+        it.model_dump_json(exclude={"train_samples_per_s"}).encode()
+    ).hexdigest()[:16]
+    recomputed = False
     for old in _runs(c, parent.info.experiment_id, ctx.run_id):
-        if old.data.tags.get("mlflow.parentRunId") != ctx.mlflow_run_id:
+        tags = old.data.tags
+        if tags.get("mlflow.parentRunId") != ctx.mlflow_run_id:
             continue
-        if old.data.tags.get("rlgpt.iteration") == str(it.iteration):
-            if old.info.status == "FINISHED":  # logged before a crash: never log twice
-                return str(old.info.run_id)
-            c.set_terminated(old.info.run_id, "KILLED")  # cut short by a crash
+        if tags.get("rlgpt.iteration") == str(it.iteration):
+            if old.info.status == "FINISHED" and tags.get("rlgpt.digest") == digest:
+                return str(old.info.run_id)  # logged before a crash: never log twice
+            if old.info.status == "RUNNING":
+                c.set_terminated(old.info.run_id, "KILLED")  # cut short by a crash
+            c.set_tag(old.info.run_id, "rlgpt.superseded", "true")  # new numbers replace it
+            recomputed = old.info.status == "FINISHED"
     child = c.create_run(
         parent.info.experiment_id,
         run_name=f"{ctx.run_id}/iter_{it.iteration}",
         tags={"mlflow.parentRunId": ctx.mlflow_run_id, "rlgpt.run_id": ctx.run_id,
-              "rlgpt.iteration": str(it.iteration)},
+              "rlgpt.iteration": str(it.iteration), "rlgpt.digest": digest,
+              "rlgpt.recomputed": str(recomputed).lower()},
     )  # fmt: skip
     rid = child.info.run_id
     now = int(time.time() * 1000)
@@ -112,18 +131,23 @@ def log_iteration(
     for name in ("critique.json", "eval.json", "decomposition.json", "rl_config.json"):
         if (d / name).is_file():
             c.log_artifact(rid, str(d / name))
-    c.log_metric(ctx.mlflow_run_id, "success_rate", it.success_rate, step=it.iteration)
+    if not _logged(c, ctx.mlflow_run_id, "success_rate", it.iteration, it.success_rate):
+        c.log_metric(ctx.mlflow_run_id, "success_rate", it.success_rate, step=it.iteration)
     c.set_terminated(rid, "FINISHED")
     return str(rid)
 
 
 @task(name="mlflow_end")
-def end_parent(ctx: RunContext, status: str, final_success_rate: float, summary: str) -> None:
-    """Close the parent run as FINISHED, FAILED or KILLED."""
+def end_parent(
+    ctx: RunContext, status: str, final_success_rate: float, summary: str, iterations: int
+) -> None:
+    """Close the parent run as FINISHED, FAILED or KILLED; the final rate once per step (the
+    number of iterations), however often the run is resumed."""
     if ctx.mlflow_run_id is None:
         return
     c = client(ctx.params.tracking.mlflow_uri)
-    c.log_metric(ctx.mlflow_run_id, "final_success_rate", final_success_rate)
+    if not _logged(c, ctx.mlflow_run_id, "final_success_rate", iterations, final_success_rate):
+        c.log_metric(ctx.mlflow_run_id, "final_success_rate", final_success_rate, step=iterations)
     if Path(summary).is_file():
         c.log_artifact(ctx.mlflow_run_id, summary)
     c.set_terminated(ctx.mlflow_run_id, status)

@@ -15,6 +15,7 @@ from rlgpt.agents.prompting import render, template_hash
 from rlgpt.config import LLMParams
 from rlgpt.errors import RLGPTError
 from rlgpt.llm.base import LLM, ChatMessage, LLMReply, LLMRequest, exchange_key
+from rlgpt.llm.exchanges import run_exchanges
 from rlgpt.llm.ledger import check_budget
 
 log = logging.getLogger(__name__)
@@ -140,9 +141,9 @@ def _parse(text: str, model: type[M], fallback: Callable[[str], M | None] | None
 
 
 def _cached(run_root: Path, key: str) -> LLMReply | None:
-    """A reply already received in this run for the same key, if any."""
-    for path in sorted(run_root.glob("iter_*/llm/*.json")):
-        ex = json.loads(path.read_text())
-        if ex.get("key") == key:
+    """A reply already received in this run for the same key, if it validated. A reply that
+    did not is kept for audit but never served again: resume and retry ask anew."""
+    for _, ex in run_exchanges(run_root):
+        if ex.get("key") == key and ex.get("ok") is True:
             return LLMReply.model_validate(ex["reply"])
     return None

@@ -12,6 +12,8 @@ from typing import Any
 from rlgpt.agents.prompting import PROMPTS_DIR
 from rlgpt.errors import UserError
 from rlgpt.lineage.layout import sha256_file
+from rlgpt.lineage.rundir import RUN_ID
+from rlgpt.llm.exchanges import read_exchange
 
 
 def _git_commit(path: Path) -> str | None:
@@ -35,7 +37,7 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
     it = run / f"iter_{k}"
     exchanges = []
     for path in sorted((it / "llm").glob("*.json")):
-        ex = json.loads(path.read_text())
+        ex = read_exchange(path)
         req, rep = ex["request"], ex["reply"]
         template = PROMPTS_DIR / f"{req['kind']}.md"
         exchanges.append({
@@ -80,7 +82,7 @@ def lineage(target: str, runs_dir: Path) -> dict[str, Any]:
     ):
         run, k = path.parent.parent.parent, int(path.parent.parent.name.split("_")[1])
         return {"checkpoint": str(path), "chain": [iteration_chain(run, k)]}
-    if (runs_dir / target).is_dir():
+    if RUN_ID.fullmatch(target) and (runs_dir / target).is_dir():
         run = runs_dir / target
         return {"run_id": target, "chain": [iteration_chain(run, k) for k in _iterations(run)]}
     if len(target) >= 8 and all(c in "0123456789abcdef" for c in target.lower()):
@@ -94,9 +96,9 @@ def policies_from_prompt(prefix: str, runs_dir: Path) -> list[dict[str, Any]]:
     for run in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
         for k in _iterations(run):
             kinds = {
-                json.loads(p.read_text())["request"]["kind"]
+                read_exchange(p)["request"]["kind"]
                 for p in (run / f"iter_{k}" / "llm").glob("*.json")
-                if json.loads(p.read_text())["request"]["template_hash"].startswith(prefix)
+                if read_exchange(p)["request"]["template_hash"].startswith(prefix)
             }
             policy = run / f"iter_{k}" / "train" / "policy.zip"
             if kinds and policy.is_file():

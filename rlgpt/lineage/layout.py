@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from rlgpt.errors import UserError
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -35,7 +37,14 @@ def write_model(path: Path, model: BaseModel) -> Path:
 
 
 def read_model(path: Path, model: type[M]) -> M:
-    return model.model_validate_json(path.read_text())
+    """A record written by rlgpt; a missing or damaged one is a UserError naming the file."""
+    try:
+        return model.model_validate_json(path.read_text())
+    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        why = type(exc).__name__
+        raise UserError(
+            f"{path} is missing or damaged ({why}); the run directory is damaged"
+        ) from None
 
 
 class RunLayout:

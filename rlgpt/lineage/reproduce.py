@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from rlgpt.config import Params
+from rlgpt.config import Params, read_run_params
 from rlgpt.errors import UserError
 from rlgpt.lineage.summary import RunSummary
 
@@ -17,9 +17,9 @@ def replay_params(runs_dir: Path, source: str | None) -> Params:
     if not source:
         raise UserError("--llm replay needs --from RUN_ID (the run to replay)")
     path = runs_dir / source / "params.yaml"
-    if not path.is_file():
-        raise UserError(f"no recorded run '{source}' under {runs_dir}/")
-    params = Params.model_validate_json(path.read_text())
+    if not (runs_dir / source / "manifest.json").is_file():
+        raise UserError(f"run '{source}' under {runs_dir}/ did not complete: nothing to replay")
+    params = read_run_params(path)
     params.llm.backend, params.llm.replay_from = "replay", source
     params.run.runs_dir = str(runs_dir)
     return params

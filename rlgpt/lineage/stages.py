@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import signal
 import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from rlgpt.faults import maybe_crash
 from rlgpt.lineage.layout import sha256_file, write_json
-
-FAULT_ENV = "RLGPT_FAULT"  # "<stage>:<iteration>" or "train_mid": SIGKILL this process there
 
 
 def _plain(value: Any) -> Any:
@@ -62,9 +59,3 @@ def log_start(root: Path, stage: str, k: int) -> None:
     with (root / "stage_log.jsonl").open("a") as f:
         f.write(json.dumps({"stage": stage, "iteration": k, "time": time.time()}) + "\n")
     maybe_crash(f"{stage}:{k}")
-
-
-def maybe_crash(point: str) -> None:
-    """Fault injection for crash tests: SIGKILL this process at `point` if asked to."""
-    if os.environ.get(FAULT_ENV) == point:
-        os.kill(os.getpid(), signal.SIGKILL)

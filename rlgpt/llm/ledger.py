@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from rlgpt.config import LLMParams
 from rlgpt.llm.base import BudgetExceeded
+from rlgpt.llm.exchanges import read_exchange
 
 
 class Usage(BaseModel):
@@ -32,7 +32,7 @@ def usage_of(paths: list[Path], params: LLMParams) -> Usage:
     u = Usage()
     roles: dict[str, int] = defaultdict(int)
     for path in paths:
-        ex = json.loads(path.read_text())
+        ex = read_exchange(path)
         if ex.get("cached"):
             u.cached += 1
             continue

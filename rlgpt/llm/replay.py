@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from rlgpt.config import LLMParams
 from rlgpt.errors import UserError
 from rlgpt.llm.base import LLMError, LLMReply, LLMRequest, exchange_key
+from rlgpt.llm.exchanges import run_exchanges
 
 
 def recorded_exchanges(run_root: Path) -> list[dict[str, Any]]:
-    """Every exchange file of a run, in order."""
-    return [json.loads(p.read_text()) for p in sorted(run_root.glob("iter_*/llm/*.json"))]
+    """Every exchange of a run, in order."""
+    return [ex for _, ex in run_exchanges(run_root)]
 
 
 class ReplayLLM:

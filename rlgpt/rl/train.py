@@ -18,7 +18,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from tqdm import tqdm
 
 from rlgpt.config import SandboxParams, TrainParams
-from rlgpt.lineage.stages import maybe_crash
+from rlgpt.faults import maybe_crash
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 

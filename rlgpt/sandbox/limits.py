@@ -66,9 +66,25 @@ def _writable(path: Path | None) -> bool:
     return True
 
 
+def _sweep(base: Path | None) -> None:
+    """Remove empty cgroups left by rlgpt processes that died without closing them."""
+    if base is None:
+        return
+    for path in base.glob("rlgpt-*-*"):
+        try:
+            os.kill(int(path.name.split("-")[1]), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        except (ValueError, PermissionError):
+            continue
+
+
 @functools.cache
 def mode() -> str:
-    """'cgroup2', 'cgroup1' or 'rlimit' (logged once)."""
+    """'cgroup2', 'cgroup1' or 'rlimit' (logged once); sweeps cgroups of dead rlgpt runs."""
+    for base in (_own_v2(), _own_v1("memory"), _own_v1("pids")):
+        _sweep(base)
     v2 = _own_v2()
     if v2 is not None and _writable(v2):
         ctl = (v2 / "cgroup.controllers").read_text().split()

@@ -104,6 +104,7 @@ def test_serve_registers_a_deployment_and_a_triggered_run_records_the_comparison
 def test_serve_without_a_server_is_a_user_error(tmp_path, tiny_params, cli_env):
     (tmp_path / "runs" / "x").mkdir(parents=True)
     (tmp_path / "runs" / "x" / "summary.json").write_text("{}")
+    (tmp_path / "runs" / "x" / "manifest.json").write_text("{}")
     env = {k: v for k, v in cli_env.items() if k != "PREFECT_API_URL"}
     proc = subprocess.run([rlgpt_exe(), "serve", "--from", "x", "--cron", "0 3 * * *"],
                           cwd=tmp_path, env=env, capture_output=True, text=True)  # fmt: skip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rlgpt.config import Params, load_params
@@ -34,9 +36,34 @@ def test_valid_file_sets_values_and_keeps_defaults(tmp_path):
     assert params.sandbox == defaults.sandbox
 
 
-def test_none_and_empty_file_give_defaults(tmp_path):
+def test_none_gives_defaults_and_an_empty_file_is_an_error(tmp_path):
     assert load_params(None) == Params()
-    assert load_params(write(tmp_path, "")) == Params()
+    with pytest.raises(UserError, match="is empty: give it sections"):
+        load_params(write(tmp_path, ""))
+    with pytest.raises(UserError, match="expected a mapping of sections"):
+        load_params(write(tmp_path, "{}\n"))
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [("run:\n  iterations: true\n", "'run.iterations': Input should be a valid integer"),
+     ("train:\n  sample_budget: 1.0e18\n", "'train.sample_budget'"),
+     ("train:\n  sample_budget: 10000000000\n", "less than or equal to 1000000000"),
+     ("run:\n  seed: '3'\n", "'run.seed'")],
+)  # fmt: skip
+def test_values_are_strictly_typed_and_bounded(tmp_path, text, needle):
+    with pytest.raises(UserError, match=re.escape(needle)):
+        load_params(write(tmp_path, text))
+
+
+def test_command_line_values_go_through_the_same_model_and_name_the_flag(tmp_path):
+    names = {"run.seed": "--seed", "run.iterations": "--iterations"}
+    with pytest.raises(UserError, match="invalid value for --seed: .*greater than or equal to 0"):
+        load_params(None, {"run": {"seed": -1}}, names)
+    with pytest.raises(UserError, match="--iterations: .*less than or equal to 50"):
+        load_params(write(tmp_path, "run:\n  seed: 1\n"), {"run": {"iterations": 10**6}}, names)
+    ok = load_params(write(tmp_path, "run:\n  seed: 1\n"), {"run": {"iterations": 3}}, names)
+    assert (ok.run.seed, ok.run.iterations) == (1, 3)
 
 
 def test_missing_file_is_user_error(tmp_path):

@@ -1,0 +1,168 @@
+"""Launching a run, a resume or a reproduction: validated parameters, a locked run directory,
+the Prefect server it talks to, and the flow. Control flow only."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from rlgpt.config import Params, load_params, read_run_params, validate_params
+from rlgpt.errors import UserError
+from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.rundir import RunLock, check_run_id, create
+
+_OFFLINE_ENV = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+    "DVC_NO_ANALYTICS": "1",
+    "PREFECT_LOGGING_LEVEL": "CRITICAL",  # failures are reported in one line by the CLI
+    "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
+    "TQDM_MININTERVAL": "1",
+}
+RUN_DIR: list[Path] = []  # the run directory of this process, once known (for error logs)
+# Which command-line flag sets which key (for one-line errors that name the flag).
+FLAGS = {
+    "run.task": "--task", "run.iterations": "--iterations", "run.seed": "--seed",
+    "llm.backend": "--llm", "llm.model": "--model", "llm.base_url": "--base-url",
+    "llm.replay_from": "--from",
+}  # fmt: skip
+
+
+def offline_env() -> None:
+    """Prefect's home inside the project, analytics off; set before prefect is imported."""
+    os.environ.setdefault("PREFECT_HOME", str(Path.cwd() / ".prefect"))
+    for key, value in _OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def completed(runs_dir: Path, run_id: str, what: str) -> Path:
+    """The directory of a run that finished (its manifest is written last), else a UserError."""
+    check_run_id(run_id)
+    root = runs_dir / run_id
+    if not (root / "manifest.json").is_file():
+        state = "did not finish" if root.is_dir() else "does not exist"
+        raise UserError(f"run '{run_id}' under {runs_dir}/ {state}: {what} needs a completed run")
+    return root
+
+
+def run_params(args: argparse.Namespace) -> Params:
+    """params.yaml (or a recorded run's, to replay it) with the command line's values, all
+    through one validation path."""
+    if args.replay_from and args.llm != "replay":
+        raise UserError("--from RUN_ID goes with --llm replay (it names the run to replay)")
+    overrides = {
+        "run": {"task": args.task, "iterations": args.iterations, "seed": args.seed},
+        "llm": {"backend": args.llm, "model": args.model, "base_url": args.base_url},
+    }
+    default = args.params == "params.yaml" and not Path(args.params).exists()
+    params = load_params(None if default else args.params, overrides, FLAGS)
+    if args.llm != "replay":
+        return params
+    if not args.replay_from:
+        raise UserError("--llm replay needs --from RUN_ID (the run to replay)")
+    runs_dir = Path(params.run.runs_dir)
+    source = completed(runs_dir, args.replay_from, "--llm replay")
+    recorded = read_run_params(source / "params.yaml").model_dump(mode="json")
+    recorded["tracking"] = params.tracking.model_dump(mode="json")
+    recorded["run"]["runs_dir"] = params.run.runs_dir
+    replay = {"backend": "replay", "replay_from": args.replay_from}
+    return validate_params(recorded, str(source), {**overrides, "llm": replay}, FLAGS)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.factory import make_llm
+
+    if args.run_id is not None:
+        check_run_id(args.run_id)
+    params = run_params(args)
+    task = get_task(params.run.task)
+    make_llm(params.llm, params.run.runs_dir)  # no key, no recording to replay: say so now
+    run_id = check_run_id(args.run_id or f"{task.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+    runs_dir = Path(params.run.runs_dir)
+    lock = RunLock(runs_dir, run_id)
+    root = create(runs_dir, run_id, args.force)
+    (root / "params.yaml").write_text(params.model_dump_json(indent=2))
+    ctx = RunContext(run_id=run_id, params=params, task=task, show_progress=not args.quiet)
+    try:
+        return launch(ctx, args.metrics_out)
+    finally:
+        lock.release()
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from rlgpt.envs.tasks import get_task
+
+    runs_dir = Path(args.runs_dir)
+    root = runs_dir / check_run_id(args.run_id)
+    if not (root / "params.yaml").is_file():
+        raise UserError(f"no run '{args.run_id}' under {args.runs_dir}/ (no params.yaml)")
+    lock = RunLock(runs_dir, args.run_id)
+    params = read_run_params(root / "params.yaml")
+    params.run.runs_dir = args.runs_dir
+    ctx = RunContext(
+        run_id=args.run_id, params=params, task=get_task(params.run.task),
+        show_progress=not args.quiet, resume=True,
+    )  # fmt: skip
+    try:
+        return launch(ctx, None)
+    finally:
+        lock.release()
+
+
+def launch(ctx: RunContext, metrics_out: str | None) -> int:
+    """Run (or resume) the flow; completed stages come from Prefect's persisted results."""
+    root, params = ctx.layout.root, ctx.params
+    RUN_DIR[:] = [root]
+    os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str((root / ".prefect-results").resolve())
+    offline_env()
+    from flows.server import RunServer
+
+    RunServer(root / ".prefect-server.log")  # stopped at exit, after Prefect's own handlers
+    from flows.rlgpt_flow import rlgpt_run
+
+    llm = params.llm
+    where = f" at {llm.base_url}" if llm.backend == "openai" and llm.base_url else ""
+    verb = "resume" if ctx.resume else "run"
+    print(f"rlgpt: {verb} {ctx.run_id}: task {ctx.task.name} ({ctx.task.description}), "
+          f"llm {llm.backend}{where}")  # fmt: skip
+    summary = rlgpt_run(ctx)
+    if metrics_out:
+        from rlgpt.lineage.layout import write_json
+
+        write_json(Path(metrics_out), {
+            "final_success_rate": summary.final_success_rate,
+            "iterations": len(summary.iterations),
+            "samples": sum(i.samples for i in summary.iterations),
+        })  # fmt: skip
+    uri = params.tracking.mlflow_uri
+    print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
+          f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip
+    print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
+    print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{ctx.run_id}' "
+          f"(mlflow ui --backend-store-uri {uri})")  # fmt: skip
+    print("dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
+          "pinned in dvc.lock")  # fmt: skip
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from rlgpt.lineage.layout import read_model
+    from rlgpt.lineage.summary import RunSummary
+
+    root = completed(Path(args.runs_dir), args.run_id, "reproduce")
+    read_model(root / "summary.json", RunSummary)  # a damaged record: say so before any work
+    read_run_params(root / "params.yaml")
+    offline_env()
+    from flows.server import RunServer
+
+    RunServer(Path(args.runs_dir) / args.run_id / "reproductions" / ".prefect-server.log")
+    from flows.reproduce_flow import reproduce
+
+    result = reproduce(args.run_id, args.runs_dir)
+    verdict = "passed" if result.passed else f"FAILED ({result.reason})"
+    print(f"reproduction {result.reproduction} of {result.original}: {verdict}; "
+          f"max |delta| {result.max_abs_delta:.3f} (tolerance {result.tolerance})")  # fmt: skip
+    return 0 if result.passed else 1

@@ -1,0 +1,98 @@
+"""The Prefect API server a run talks to.
+
+With PREFECT_API_URL set (a shared server, or the one `rlgpt serve` uses), that one. Otherwise a
+private server for this run on a free loopback port, started the way Prefect starts its
+temporary one but: in its own session, so a terminal's Ctrl-C reaches only the run; with
+PR_SET_PDEATHSIG, so it dies with the run even when the run is SIGKILLed (never orphaned);
+waiting up to `startup_s` for it (a busy machine needs more than Prefect's default); stopped
+last at exit, after Prefect has flushed its events, so no shutdown noise reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from rlgpt.errors import RLGPTError
+
+STARTUP_S = 180.0
+PR_SET_PDEATHSIG = 1
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _die_with_parent() -> None:  # in the child, before exec
+    os.setsid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=2) as resp:
+            return bool(resp.status == 200)
+    except OSError:
+        return False
+
+
+class RunServer:
+    """Start (or reuse) the server; `url` is the API to use. `stop()` is idempotent."""
+
+    def __init__(self, log_path: Path, startup_s: float = STARTUP_S) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        atexit.register(self.stop)  # before prefect registers its own: runs after them at exit
+        external = os.environ.get("PREFECT_API_URL")
+        if external:
+            self.url = external
+            return
+        spec = importlib.util.find_spec("prefect")  # located, not imported: Prefect reads
+        assert spec is not None and spec.origin is not None  # PREFECT_API_URL on import
+        port = _free_port()
+        self.url = f"http://127.0.0.1:{port}/api"
+        env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+               "PREFECT__SERVER_FINAL": "1"}  # fmt: skip
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent),
+                 "--factory", "prefect.server.api.server:create_app", "--host",
+                 "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                preexec_fn=_die_with_parent,  # noqa: PLW1509
+            )  # fmt: skip
+        deadline = time.monotonic() + startup_s
+        while not _healthy(self.url):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RLGPTError(
+                    f"the Prefect server did not start within {startup_s:.0f} s (log: {log_path})"
+                )
+            time.sleep(0.2)
+        os.environ["PREFECT_API_URL"] = self.url  # before anything imports prefect
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        proc, self.proc = self.proc, None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
