@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import fcntl
 import importlib.util
 import os
 import signal
@@ -59,6 +60,17 @@ class RunServer:
         if external:
             self.url = external
             return
+        home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))
+        home.mkdir(parents=True, exist_ok=True)
+        with (home / "rlgpt-server-start.lock").open("a") as gate:
+            # Servers sharing a Prefect home migrate one database: one starts at a time.
+            fcntl.flock(gate.fileno(), fcntl.LOCK_EX)
+            for attempt in range(2):  # a port taken in the meantime: once more on another
+                if self._start(log_path, startup_s, last=attempt == 1):
+                    break
+        os.environ["PREFECT_API_URL"] = self.url  # before anything imports prefect
+
+    def _start(self, log_path: Path, startup_s: float, last: bool) -> bool:
         spec = importlib.util.find_spec("prefect")  # located, not imported: Prefect reads
         assert spec is not None and spec.origin is not None  # PREFECT_API_URL on import
         port = _free_port()
@@ -69,20 +81,24 @@ class RunServer:
         with log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent),
-                 "--factory", "prefect.server.api.server:create_app", "--host",
-                 "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"],
+                 "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+                 "--port", str(port), "--log-level", "error", "--lifespan", "on"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
                 preexec_fn=_die_with_parent,  # noqa: PLW1509
             )  # fmt: skip
         deadline = time.monotonic() + startup_s
         while not _healthy(self.url):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
+            exited = self.proc.poll() is not None
+            if exited and not last:
+                self.proc = None
+                return False
+            if exited or time.monotonic() > deadline:
                 self.stop()
                 raise RLGPTError(
                     f"the Prefect server did not start within {startup_s:.0f} s (log: {log_path})"
                 )
             time.sleep(0.2)
-        os.environ["PREFECT_API_URL"] = self.url  # before anything imports prefect
+        return True
 
     def stop(self) -> None:
         if self.proc is None:

@@ -230,6 +230,7 @@ def test_3_5_8_9_interrupt_resume_and_mlflow_follow_disk(project):
     assert _snapshot(root, skip=root / "runs" / "r") == outside
 
 
+@pytest.mark.slow
 def test_3_a_killed_run_leaves_no_server_behind(project):
     root, env = project
     proc = subprocess.Popen([rlgpt_exe(), "run", "--run-id", "k", "--quiet"], cwd=root, env=env,
@@ -249,6 +250,7 @@ def test_3_a_killed_run_leaves_no_server_behind(project):
 
 
 # 4. a failed exchange is recorded but never served again
+@pytest.mark.slow
 def test_4_resume_after_a_model_failure_asks_again(project):
     root, env = project
     data = yaml.safe_load((root / "params.yaml").read_text())
@@ -276,3 +278,28 @@ def test_4_resume_after_a_model_failure_asks_again(project):
     assert again.returncode == 0, again.stderr[-3000:]
     summary = json.loads((root / "runs" / "m4" / "summary.json").read_text())
     assert summary["status"] == "complete"
+
+
+# 5. the MLflow parent is closed even when summary.json cannot be written (a full disk)
+@pytest.mark.slow
+def test_5_a_full_disk_still_closes_the_parent(project):
+    root, env = project
+    env = {**env, "RLGPT_FAULT": "enospc:write_summary"}
+    proc = _cli(["run", "--run-id", "full", "--iterations", "1", "--quiet"], root, env)
+    assert proc.returncode == 1 and "No space left on device" in proc.stderr, proc.stderr[-2000:]
+    parents = [r for r in _mlflow_runs(root, "full") if "mlflow.parentRunId" not in r.data.tags]
+    assert [r.info.status for r in parents] == ["FAILED"]
+    assert (root / "runs" / "full" / "error.log").is_file(), "the traceback stays with the run"
+
+
+# 9. two runs started at once in one project, with a fresh Prefect home, both start and finish
+@pytest.mark.slow
+def test_9_two_runs_at_once_both_finish(project):
+    root, env = project
+    procs = [subprocess.Popen([rlgpt_exe(), "run", "--run-id", f"c{i}", "--iterations", "1",
+                               "--quiet"], cwd=root, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(2)]  # fmt: skip
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-2000:]
+        assert "Traceback" not in err
