@@ -111,4 +111,4 @@ def test_serve_without_a_server_is_a_user_error(tmp_path, tiny_params, cli_env):
     assert proc.returncode == 2 and "prefect server start" in proc.stderr
     missing = subprocess.run([rlgpt_exe(), "reproduce", "nope"], cwd=tmp_path, env=env,
                              capture_output=True, text=True)  # fmt: skip
-    assert missing.returncode == 2 and "no completed run 'nope'" in missing.stderr
+    assert missing.returncode == 2 and "run 'nope' under runs/ does not exist" in missing.stderr
