@@ -218,13 +218,25 @@ class EvalReport(Message):
         default_factory=dict, description="Coded action -> its failures and the latest one."
     )
     failure_traces: list[str] = Field(default_factory=list, description="Short traces.")
+    ends: dict[str, float] = Field(
+        default_factory=dict,
+        description="How episodes ended: share of success, death and time_limit.",
+    )
 
 
 class Critique(Message):
-    """Critic: a verdict, feedback to the fast agent per action, and to the slow agent."""
+    """Critic: a verdict, every bottleneck, feedback to the fast agent per action, and to the
+    slow agent."""
 
     verdict: Literal["success", "revise_code", "revise_plan"]
-    failing_sub_action: str | None = None
+    failing_sub_action: str | None = Field(
+        default=None, description="The sub-action where the most episodes stop."
+    )
+    bottlenecks: dict[str, str] = Field(
+        default_factory=dict,
+        description="Every sub-action that blocks success -> what goes wrong there (its reach "
+        "rate, the drop from the one before it) and what to change. Empty on success.",
+    )
     fast_feedback: dict[str, str] = Field(default_factory=dict)
     slow_feedback: str = ""
     reasoning: str

@@ -190,6 +190,7 @@ def summarize_iteration(
         validation="ok" if not excluded else f"{len(excluded)} excl", excluded=excluded,
         verdict=verdict.verdict,
         failing_sub_action=verdict.failing_sub_action,
+        bottlenecks=list(verdict.bottlenecks),
         tokens=usage.tokens,
         tokens_by_role=usage.by_role,
         cost_usd=round(usage.cost_usd, 6),

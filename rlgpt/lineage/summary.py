@@ -19,6 +19,7 @@ class IterationSummary(BaseModel):
     excluded: dict[str, str] = {}
     verdict: str
     failing_sub_action: str | None = None
+    bottlenecks: list[str] = []
     tokens: int = 0
     tokens_by_role: dict[str, int] = {}
     cost_usd: float = 0.0
@@ -52,7 +53,8 @@ def table_header() -> str:
 def table_row(it: IterationSummary) -> str:
     coded = ",".join(it.coded) or "-"
     learned = ",".join(it.learned) or "-"
-    critique = it.verdict + (f" ({it.failing_sub_action})" if it.failing_sub_action else "")
+    named = it.bottlenecks or ([it.failing_sub_action] if it.failing_sub_action else [])
+    critique = it.verdict + (f" ({', '.join(named)})" if named else "")
     if it.excluded:  # failed validation: kept out of training, and why
         critique += "; excluded: " + ", ".join(f"{n} ({c})" for n, c in it.excluded.items())
     return (

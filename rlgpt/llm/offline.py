@@ -64,6 +64,16 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
     return CodedAction(name=ach, docstring=doc, source=source, step_budget=step_budget)
 
 
+def _to_code(critique: dict[str, Any] | None) -> set[str]:
+    """Sub-actions the critic found blocking: every bottleneck, and the worst one."""
+    if not critique:
+        return set()
+    names = set(critique.get("bottlenecks") or {})
+    if critique.get("failing_sub_action"):
+        names.add(critique["failing_sub_action"])
+    return names
+
+
 class OfflineAuthor:
     """Answers slow_decompose, fast_code, fast_repair, fast_rlconfig and critic requests."""
 
@@ -99,11 +109,11 @@ class OfflineAuthor:
         previous = ctx.get("previous")
         critique = ctx.get("critique")
         prev_modes = {s["name"]: s["mode"] for s in previous["sub_actions"]} if previous else {}
-        switch = critique.get("failing_sub_action") if critique else None
+        switch = _to_code(critique)
         subs = []
         for ach, count in plan_steps(task["achievement"]):
             mode = prev_modes.get(ach, "code" if ach.startswith(_CODED_FIRST) else "rl")
-            if ach == switch:
+            if ach in switch:
                 mode = "code"
             subs.append(
                 SubAction(
@@ -117,8 +127,9 @@ class OfflineAuthor:
             )
         why = "Sub-actions follow crafter's recipe graph. Fixed recipe steps are coded; "
         why += "steps that need search or navigation are learned by RL first."
-        if switch:
-            why += f" The critic found '{switch}' fails most while learned: it is now coded."
+        switched = [s.name for s in subs if s.name in switch and prev_modes.get(s.name) == "rl"]
+        if switched:
+            why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
         return Decomposition(task=task["name"], sub_actions=subs, reasoning=why).model_dump()
 
     # -- fast agent ----------------------------------------------------------------------
@@ -152,28 +163,40 @@ class OfflineAuthor:
     def _critic(self, ctx: dict[str, Any]) -> dict[str, Any]:
         report = EvalReport.model_validate(ctx["evaluation"])
         dec = Decomposition.model_validate(ctx["decomposition"])
-        if report.success_rate >= ctx["success_threshold"]:
+        threshold = float(ctx["success_threshold"])
+        if report.success_rate >= threshold:
             why = f"Success rate {report.success_rate:.2f} reaches the threshold."
             return Critique(verdict="success", reasoning=why).model_dump()
         worst, drop, prev = dec.sub_actions[0], -1.0, 1.0
-        for sub in dec.sub_actions:  # the sub-goal where the most episodes stop
+        blocking: dict[str, str] = {}
+        fast: dict[str, str] = {}
+        for sub in dec.sub_actions:  # every sub-goal that keeps episodes from success
             rate = report.subgoal_rates.get(sub.name, 0.0)
             if prev - rate > drop:
                 worst, drop = sub, prev - rate
+            seen = f"reached in {rate:.0%} of episodes (the one before: {prev:.0%})"
+            if rate < threshold and sub.mode == "rl":
+                blocking[sub.name] = f"learned and {seen}: code it."
+            elif rate < threshold and prev > 0 and rate < 0.95 * prev:
+                loops = report.macro_dead_loops.get(sub.name, 0)
+                blocking[sub.name] = f"coded and {seen}; ran out of steps {loops}x: search longer."
+                fast[sub.name] = f"ran out of steps {loops}x; search longer"
             prev = rate
-        rate = report.subgoal_rates.get(worst.name, 0.0)
-        why = f"Most episodes fail at '{worst.name}' (reached in {rate:.0%}, drop {drop:.0%})."
-        if worst.mode == "rl":
-            return Critique(
-                verdict="revise_plan",
-                failing_sub_action=worst.name,
-                slow_feedback=f"'{worst.name}' is learned and rarely reached: code it.",
-                reasoning=why,
-            ).model_dump()
-        loops = report.macro_dead_loops.get(worst.name, 0)
+        if not blocking:  # every sub-goal is reached, the task is not: revise the worst
+            blocking[worst.name] = f"most episodes stop here (drop {drop:.0%})."
+            fast[worst.name] = "the task is rarely finished after it; search longer"
+        deaths = report.ends.get("death", 0.0)
+        why = f"Blocking: {', '.join(blocking)}. Most episodes stop at '{worst.name}'."
+        if deaths:
+            why += f" {deaths:.0%} of episodes end in death."
+        learned = [n for n, b in blocking.items() if b.startswith("learned")]
         return Critique(
-            verdict="revise_code",
+            verdict="revise_plan" if learned else "revise_code",
             failing_sub_action=worst.name,
-            fast_feedback={worst.name: f"ran out of steps {loops}x; search longer"},
+            bottlenecks=blocking,
+            fast_feedback=fast,
+            slow_feedback=f"Code the learned sub-actions rarely reached: {', '.join(learned)}."
+            if learned
+            else "",
             reasoning=why,
         ).model_dump()

@@ -107,5 +107,6 @@ def evaluate(
         macro_errors={k: v for k, v in errors.items() if v},
         macro_faults=faults,
         failure_traces=traces,
+        ends={e: float((table["end"] == e).mean()) for e in ("success", "death", "time_limit")},
     )
     return report, table

@@ -179,7 +179,7 @@ def _mlflow_runs(root: Path, run_id: str) -> list:
 def test_3_5_8_9_interrupt_resume_and_mlflow_follow_disk(project):
     root, env = project
     data = yaml.safe_load((root / "params.yaml").read_text())
-    data["train"]["sample_budget"] = 6000
+    data["train"]["sample_budget"] = 20000  # >= 10 s of training even on a quiet day
     data["run"]["iterations"] = 1
     (root / "params.yaml").write_text(yaml.safe_dump(data))
     outside = _snapshot(root, skip=root / "runs" / "r")
@@ -191,7 +191,7 @@ def test_3_5_8_9_interrupt_resume_and_mlflow_follow_disk(project):
     while not (log.exists() and '"train"' in log.read_text()):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.5)
-    time.sleep(3)  # mid-training
+    time.sleep(2)  # mid-training
     family = _descendants(proc.pid)
     t0 = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group

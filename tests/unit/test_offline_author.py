@@ -82,13 +82,31 @@ def test_critic_picks_the_largest_drop(llm, tmp_path, first):
     c = critic.critique(TASK, first, VALID, report, 0.9)
     assert c.verdict == "revise_code"
     assert c.failing_sub_action == "make_wood_pickaxe"
-    assert set(c.fast_feedback) == {"make_wood_pickaxe"}
+    # every coded sub-action that loses episodes is named, the worst one too
+    assert set(c.fast_feedback) == set(c.bottlenecks) == {"place_table", "make_wood_pickaxe"}
     assert "4x" in c.fast_feedback["make_wood_pickaxe"]
+    assert "80%" in c.bottlenecks["place_table"] and "90%" in c.bottlenecks["place_table"]
     # wood 0.2 (drop .8): the learned collect_wood fails first -> the plan is revised
     rates = {"collect_wood": 0.2, "place_table": 0.1, "make_wood_pickaxe": 0.0}
     c = critic.critique(TASK, first, VALID, evaluation(rates), 0.9)
     assert (c.verdict, c.failing_sub_action) == ("revise_plan", "collect_wood")
     assert "collect_wood" in c.slow_feedback
+
+
+def test_every_learned_bottleneck_is_coded_in_one_outer_round(llm, tmp_path):
+    deep = get_task("make_stone_pickaxe")
+    plan = SlowAgent(llm, tmp_path / "slow").decompose(deep, None, None)
+    assert plan.learned() == ["collect_wood", "collect_stone"]
+    rates = {"collect_wood": 0.5, "place_table": 0.5, "make_wood_pickaxe": 0.5}
+    report = evaluation(rates | {"collect_stone": 0.1, "make_stone_pickaxe": 0.0})
+    report = report.model_copy(update={"ends": {"death": 0.4, "time_limit": 0.6}})
+    c = CriticAgent(llm, tmp_path / "critic").critique(deep, plan, VALID, report, 0.8)
+    assert c.verdict == "revise_plan"
+    assert {"collect_wood", "collect_stone"} <= set(c.bottlenecks)
+    assert "40% of episodes end in death" in c.reasoning
+    second = SlowAgent(llm, tmp_path / "slow").decompose(deep, plan, c)
+    assert second.learned() == []  # both learned bottlenecks coded at once, not one per round
+    assert "collect_wood" in second.reasoning and "collect_stone" in second.reasoning
 
 
 def test_critic_declares_success_at_the_threshold(llm, tmp_path, first):
