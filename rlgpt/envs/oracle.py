@@ -74,7 +74,7 @@ class Oracle:
 
     def _route(self, goals: set[tuple[int, int]]) -> list[tuple[int, int]]:
         """Cheapest path from the player to a cell in `goals` (cells, player excluded)."""
-        start = tuple(int(v) for v in self._player.pos)
+        start = self._pos()
         dist = {start: 0}
         prev: dict[tuple[int, int], tuple[int, int]] = {}
         heap = [(0, start)]
