@@ -58,6 +58,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
             side = 2 * view_radius + 1
             size = side * side * self._n_ids + len(self._items) * _THERMO + 4
             self.observation_space = gym.spaces.Box(0.0, 1.0, (size,), np.float32)
+        self._seen = np.zeros(tuple(self._env._world.area), bool)
         self._last_info: dict[str, Any] = {}
         self._last_obs: np.ndarray = np.zeros(self.observation_space.shape, np.float32)
 
@@ -86,6 +87,21 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         for i, j in zip(*np.nonzero(objs), strict=True):
             out[ox + i, oy + j] = self._obj_ids[type(world._objects[objs[i, j]])]
         return out
+
+    def _mark_seen(self) -> None:
+        r, (x, y) = self.radius, (int(v) for v in self.player.pos)
+        self._seen[max(0, x - r) : x + r + 1, max(0, y - r) : y + r + 1] = True
+
+    def memory(self) -> bytes:
+        """Material ids (x-major) of every world cell the player's view has covered this
+        episode, 0 elsewhere: what the agent has seen, as it is now."""
+        mats = self._env._world._mat_map
+        return np.where(self._seen, mats, 0).astype(np.uint8).tobytes()
+
+    @property
+    def area(self) -> tuple[int, int]:
+        w, h = self._env._world.area
+        return int(w), int(h)
 
     def semantic(self) -> np.ndarray:
         """The whole semantic map (as crafter's info['semantic'])."""
@@ -121,6 +137,8 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
             self._env._seed = seed
             self._env._episode = 0
         image = self._env.reset()
+        self._seen = np.zeros(self.area, bool)
+        self._mark_seen()
         player = self.player
         raw = {
             "inventory": player.inventory.copy(),
@@ -134,6 +152,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         image, reward, done, raw = self._env.step(int(action))
+        self._mark_seen()
         info = self._info(raw)
         self._last_info = info
         self._last_obs = self._observe(image, info)
@@ -146,6 +165,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         """Re-read the state after the trusted process changed the world or the player (as
         validation scenarios do); returns the new info."""
         player = self.player
+        self._mark_seen()
         raw = {
             "inventory": player.inventory.copy(),
             "achievements": player.achievements.copy(),

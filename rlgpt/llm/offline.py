@@ -30,16 +30,33 @@ from rlgpt.skills.library import library_hash, template
 _CODED_FIRST = ("place_", "make_", "wake_up")
 
 
+def _diggable() -> dict[str, dict[str, int]]:
+    """Materials a path may be mined through, with the tools each needs (from data.yaml)."""
+    collect = game_data()["collect"]
+    keep = {m: dict(c["require"]) for m, c in collect.items() if c["require"] and m != "lava"}
+    return {m: r for m, r in keep.items() if collect[m]["leaves"] == "path"}
+
+
+def _companions(station: str) -> tuple[str, ...]:
+    """Stations that some recipe needs next to `station` (a furnace goes beside the table)."""
+    out: list[str] = []
+    for info in game_data()["make"].values():
+        if station in info["nearby"]:
+            out += [s for s in info["nearby"] if s != station and s not in out]
+    return tuple(out)
+
+
 def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedAction:
     """Fill the reference template for one achievement. `revised`: the critic faulted the
     first version; a make_* action then places its missing stations itself."""
     data = game_data()
     kind, _, name = ach.partition("_")
-    values: dict[str, Any] = {"name": ach, "achievement": ach}
+    values: dict[str, Any] = {"name": ach, "achievement": ach, "dig": _diggable()}
     if kind == "place" and name in data["place"]:
         info = data["place"][name]
         tpl, doc = "place", f"Place a {name} in front of the player."
-        values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach}
+        values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach,
+                   "beside": _companions(name)}  # fmt: skip
     elif kind == "make" and name in data["make"] and revised:
         info = data["make"][name]
         costs = {st: data["place"][st]["uses"] for st in info["nearby"]}

@@ -161,7 +161,9 @@ class MacroWorker:
 
     def _delta(self, state: dict[str, Any]) -> dict[str, Any]:
         """Leave out what the worker's view already holds (inventory, achievements, facing)."""
-        out = {"local": state["local"]}
+        out: dict[str, Any] = {
+            k: state[k] for k in ("local", "pos", "memory", "area") if k in state
+        }
         for key in ("inventory", "achievements", "facing"):
             if key in state and self._sent.get(key) != state[key]:
                 out[key] = self._sent[key] = state[key]

@@ -74,7 +74,7 @@ def _play(
     run = _Run(spec)
     prim: str | None = None
     try:
-        prim = worker.start(action.name, view_state(env, info))
+        prim = worker.start(action.name, view_state(env, info, True))
         while prim is not None and len(run.taken) < spec.max_steps:
             if time.monotonic() > deadline:
                 raise MacroError("timeout", "validation ran past its wall limit")

@@ -12,156 +12,15 @@ player to face it.
 
 from __future__ import annotations
 
-import difflib
-import math
 from collections import deque
-from collections.abc import Generator, Iterable
+from collections.abc import Generator
 from typing import Any
 
+from rlgpt.skills.view import MOVES, WALKABLE, ObsView, SkillAPIError
+
+__all__ = ["MOVES", "WALKABLE", "ObsView", "SkillAPIError"]
+
 Action = Generator[str, None, Any]
-
-MOVES: dict[tuple[int, int], str] = {
-    (-1, 0): "move_left",
-    (1, 0): "move_right",
-    (0, -1): "move_up",
-    (0, 1): "move_down",
-}
-WALKABLE = ("grass", "sand", "path")
-
-
-class SkillAPIError(Exception):
-    """The skill API was misused (an unknown name, attribute or key); the message says how."""
-
-
-def _close(word: str, options: Iterable[str]) -> str:
-    near = difflib.get_close_matches(word, list(options), n=1)
-    return f" (did you mean '{near[0]}'?)" if near else ""
-
-
-class _Counts(dict[str, int]):
-    """A copy of the inventory or achievements; a name that does not exist says so."""
-
-    def __init__(self, data: dict[str, int], known: tuple[str, ...], what: str) -> None:
-        super().__init__(data)
-        self._known = known
-        self._what = what
-
-    def __missing__(self, key: str) -> int:
-        if not self._known or key in self._known:
-            return 0
-        raise SkillAPIError(
-            f"{key!r} is not {self._what}{_close(str(key), self._known)}; "
-            f"valid: {', '.join(self._known)}"
-        )
-
-
-class ObsView:
-    """What a coded action may read: local map, inventory, achievements, facing, vitals."""
-
-    def __init__(
-        self, names: Iterable[str], items: Iterable[str] = (), achievements: Iterable[str] = (),
-        item_sources: dict[str, str] | None = None,
-    ) -> None:  # fmt: skip
-        self._names = tuple(names)
-        self._ids = {n: i for i, n in enumerate(self._names)}
-        self._items = tuple(items)
-        self._achievement_names = tuple(achievements)
-        self._sources = dict(item_sources or {})
-        self._flat: bytes | list[int] = bytes(1)
-        self._side = 1
-        self._radius = 0
-        self._inventory: dict[str, int] = {}
-        self._achievements: dict[str, int] = {}
-        self._facing = (0, 1)
-
-    def update(self, state: dict[str, Any]) -> None:
-        """Called by the runtime (not by coded actions) with the latest game state. `local` is
-        a hex string of the (2r+1)^2 semantic ids (x-major) or a list of columns; inventory,
-        achievements and facing may be left out when unchanged."""
-        local = state["local"]
-        if isinstance(local, str):
-            self._flat = bytes.fromhex(local)
-            self._side = math.isqrt(len(self._flat))
-        else:
-            self._flat = [int(v) for col in local for v in col]
-            self._side = len(local)
-        self._radius = self._side // 2
-        if "inventory" in state:
-            self._inventory = dict(state["inventory"])
-        if "achievements" in state:
-            self._achievements = dict(state["achievements"])
-        if "facing" in state:
-            self._facing = (int(state["facing"][0]), int(state["facing"][1]))
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):  # copy, pickle and friends probe for these
-            raise AttributeError(name)
-        public = [n for n in dir(type(self)) if not n.startswith("_") and n != "update"]
-        raise SkillAPIError(
-            f"view has no attribute {name!r}{_close(name, public)}; it has: {', '.join(public)}"
-        )
-
-    def _check_name(self, name: str) -> int:
-        """The semantic id of a map name; an item or unknown name is a SkillAPIError."""
-        if name in self._ids and name != "none":
-            return self._ids[name]
-        hint = _close(str(name), self._names)
-        if name in self._sources:
-            hint = f" ({name} is an item: it comes from '{self._sources[name]}')"
-        raise SkillAPIError(
-            f"{name!r} is not on the map{hint}; map names: {', '.join(self._names[1:])}"
-        )
-
-    @property
-    def inventory(self) -> dict[str, int]:
-        """Item counts, e.g. view.inventory["wood"]; vitals (health, food, drink, energy) are
-        items too. A copy: changing it changes nothing."""
-        return _Counts(self._inventory, self._items, "an item")
-
-    @property
-    def achievements(self) -> dict[str, int]:
-        """How often each achievement was reached this episode, e.g.
-        view.achievements["place_table"]; compare with its value at the start to see an effect."""
-        return _Counts(self._achievements, self._achievement_names, "an achievement")
-
-    @property
-    def vitals(self) -> dict[str, int]:
-        """health, food, drink and energy (0-9 each); the player dies when health reaches 0."""
-        return {k: self._inventory.get(k, 0) for k in ("health", "food", "drink", "energy")}
-
-    @property
-    def facing(self) -> tuple[int, int]:
-        """(dx, dy) of the cell the player faces: "do", "place_*" act on that cell."""
-        return self._facing
-
-    @property
-    def radius(self) -> int:
-        """The local map spans dx, dy in [-radius, radius]."""
-        return self._radius
-
-    def at(self, dx: int, dy: int) -> str:
-        """Name of the material or creature at (dx, dy); 'none' outside the view or world."""
-        r = self._radius
-        if abs(dx) > r or abs(dy) > r:
-            return "none"
-        return self._names[self._flat[(dx + r) * self._side + dy + r]]
-
-    @property
-    def facing_name(self) -> str:
-        """Name of the cell the player faces."""
-        return self.at(*self._facing)
-
-    def cells(self, name: str) -> list[tuple[int, int]]:
-        """All (dx, dy) where `name` (a material or creature, e.g. "tree") is visible, nearest
-        (Manhattan) first; [] when there is none. An item name such as "wood" is an error."""
-        want, side, r = self._check_name(name), self._side, self._radius
-        found = [(i // side - r, i % side - r) for i, v in enumerate(self._flat) if v == want]
-        return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
-
-    def nearest(self, name: str) -> tuple[int, int] | None:
-        """(dx, dy) of the nearest visible `name` (a material or creature), or None."""
-        cells = self.cells(name)
-        return cells[0] if cells else None
 
 
 def _walk(view: ObsView, goals: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
@@ -211,15 +70,101 @@ def approach(view: ObsView, name: str) -> Action:
         path = path_to(view, targets)
         if not path:
             return False
+        if name not in ("zombie", "skeleton") and (yield from guard(view)):
+            continue
         yield MOVES[path[0]]
     return True
 
 
-def explore(view: ObsView, steps: int = 8) -> Action:
-    """Walk up to `steps` cells straight ahead to reveal new cells; when blocked, turn to the
-    open direction that leads farthest. Always yields at least one action when steps > 0.
-    A generator: use it as `yield from explore(view, 8)`."""
-    for _ in range(steps):
+def route(
+    view: ObsView, goals: set[tuple[int, int]], dig: tuple[str, ...] = ()
+) -> list[tuple[int, int]] | None:  # fmt: skip
+    """Cheapest path (unit steps (dx, dy)) from the player onto any of `goals`, over cells seen
+    this episode (view.remembered_at): walkable ones, and `dig` materials (e.g. ("stone",) with
+    a pickaxe), which cost 2 as they are mined on the way. Never through lava. None when no
+    goal is reachable. A plain function, not a generator."""
+    dig = tuple(d for d in dig if d != "lava")
+    dist: dict[tuple[int, int], int] = {(0, 0): 0}
+    prev: dict[tuple[int, int], tuple[int, int]] = {}
+    buckets: list[list[tuple[int, int]]] = [[(0, 0)]]
+    cost = 0
+    while cost < len(buckets):
+        for cur in buckets[cost]:
+            if dist[cur] != cost:
+                continue
+            if cur in goals:
+                steps = []
+                while cur in prev:
+                    p = prev[cur]
+                    steps.append((cur[0] - p[0], cur[1] - p[1]))
+                    cur = p
+                return steps[::-1]
+            for ox, oy in MOVES:
+                nxt = (cur[0] + ox, cur[1] + oy)
+                name = view.remembered_at(*nxt)
+                step = 1 if name in WALKABLE else 2 if name in dig else 0
+                if not step or dist.get(nxt, 1 << 30) <= cost + step:
+                    continue
+                dist[nxt], prev[nxt] = cost + step, cur
+                while len(buckets) <= cost + step:
+                    buckets.append([])
+                buckets[cost + step].append(nxt)
+        cost += 1
+    return None
+
+
+def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) -> Action:
+    """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
+    something unexpected blocks it (a creature, a changed cell)."""
+    for step in path:
+        if (yield from guard(view)):
+            return False  # it fought: the way may have changed
+        before = view.position
+        while view.at(*step) in dig and view.at(*step) != "lava":
+            if view.facing != step:
+                yield MOVES[step]  # blocked: this only turns
+            else:
+                yield "do"  # mined: it leaves a path
+        if view.at(*step) not in WALKABLE:
+            return False
+        yield MOVES[step]
+        if view.position == before:  # a creature stepped in, or the view has no position
+            return False
+    return True
+
+
+def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
+    """Walk next to the nearest `name` seen this episode (in view or remembered: a table left
+    behind, water passed on the way) and face it, mining through `dig` materials (e.g.
+    ("stone",) once a wood pickaxe is held). Returns True when facing it, False when none was
+    seen or none is reachable. A generator: `ok = yield from go_to(view, "table", ("stone",))`."""
+    for _ in range(4):  # re-plans when a creature or a change blocks the way
+        if view.facing_name == name:
+            return True
+        adjacent = [d for d in MOVES if view.at(*d) == name]
+        if adjacent:
+            yield MOVES[adjacent[0]]  # a blocked target: this only turns
+            continue
+        targets = view.cells(name) or view.remembered(name)
+        goals = {(tx + ox, ty + oy) for tx, ty in targets[:64] for ox, oy in MOVES}
+        path = route(view, goals, dig)
+        if not path:
+            return False
+        yield from _follow(view, path, dig)
+    return view.facing_name == name
+
+
+def explore(view: ObsView, steps: int = 8, dig: tuple[str, ...] = ()) -> Action:
+    """Walk up to `steps` cells toward the nearest place not yet seen this episode (through
+    `dig` materials too, mining them); without a memory, straight ahead, turning to the open
+    direction that leads farthest when blocked. Always yields at least one action when
+    steps > 0. A generator: use it as `yield from explore(view, 8)`."""
+    frontier = _frontier(view, dig)
+    if frontier:
+        done = yield from _follow(view, frontier[:steps], dig)
+        if done:
+            return None
+    for _ in range(steps if not frontier else 1):
         if view.at(*view.facing) in WALKABLE:
             yield MOVES[view.facing]
             continue
@@ -237,15 +182,81 @@ def explore(view: ObsView, steps: int = 8) -> Action:
     return None
 
 
-def face_free(view: ObsView, kinds: tuple[str, ...] = WALKABLE) -> Action:
+def _frontier(view: ObsView, dig: tuple[str, ...]) -> list[tuple[int, int]] | None:
+    """A path to the nearest seen cell that borders an unseen one (None without memory)."""
+    r = view.radius
+    if all(view.remembered_at(ox * (r + 1), oy * (r + 1)) == "none" for ox, oy in MOVES):
+        return None  # no memory (or a world no larger than the view)
+    edge = {
+        (x, y)
+        for x in range(-4 * r, 4 * r + 1)
+        for y in range(-4 * r, 4 * r + 1)
+        if max(abs(x), abs(y)) > r
+        and view.remembered_at(x, y) in WALKABLE + tuple(dig)
+        and any(view.remembered_at(x + ox, y + oy) == "unknown" for ox, oy in MOVES)
+    }
+    return route(view, edge, dig) if edge else None
+
+
+def guard(view: ObsView) -> Action:
+    """If a zombie or skeleton is next to the player, face it and hit it until it is gone.
+    Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
+    fought = False
+    for _ in range(30):
+        foes = [d for d in MOVES if view.at(*d) in ("zombie", "skeleton")]
+        if not foes:
+            break
+        fought = True
+        yield "do" if view.facing == foes[0] else MOVES[foes[0]]
+    return fought
+
+
+def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
+    """Drink when drink < 4 and water was seen, eat a cow in view when food < 4, sleep when
+    energy < 2 (until rested or hurt). Returns True if it did any of these. A generator:
+    `yield from keep_alive(view)` at the start of a long action keeps the player alive."""
+    acted = False
+    thirsty = view.inventory["drink"] < 4 and (view.cells("water") or view.remembered("water"))
+    if thirsty and (yield from go_to(view, "water", dig)):
+        while view.inventory["drink"] < 9 and view.facing_name == "water":
+            yield "do"
+            acted = True
+    if view.inventory["food"] < 4 and view.cells("cow"):
+        eaten = view.achievements["eat_cow"]
+        for _ in range(40):
+            if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
+                break
+            yield "do"
+            acted = True
+    if view.inventory["energy"] < 2 and not view.cells("zombie"):
+        health = view.inventory["health"]
+        while view.inventory["energy"] < 9 and view.inventory["health"] >= health:
+            yield "sleep"
+        acted = True
+    return acted
+
+
+def face_free(
+    view: ObsView, kinds: tuple[str, ...] = WALKABLE, near: tuple[str, ...] = ()
+) -> Action:  # fmt: skip
     """Face an adjacent cell of one of `kinds` (moving toward a walkable one steps onto it, so
-    the player then faces the cell beyond); explores 2 steps when none is adjacent. Returns
-    True when it found one. A generator: `ok = yield from face_free(view, ("grass",))`."""
+    the player then faces the cell beyond); with `near` (e.g. ("table",)), prefers a step that
+    keeps the player within one cell of each of them. Explores 2 steps when none is adjacent.
+    Returns True when it found one. A generator: `ok = yield from face_free(view, ("grass",))`."""
+    groups = [view.cells(n) for n in near]
+    fallback = None
     for d, move in MOVES.items():
         if view.at(*d) in kinds and view.at(*d) != "none":
-            if view.facing != d:
-                yield move  # walkable cell: the player steps onto it
+            if view.facing == d:
+                return True
+            if view.at(*d) in WALKABLE and not all(_within_one(d, g) for g in groups):
+                fallback = fallback or move  # stepping there leaves the stations behind
+                continue
+            yield move  # a walkable cell: the player steps onto it
             return True
+    if fallback is not None:
+        yield fallback
+        return True
     yield from explore(view, 2)
     return False
 
@@ -254,11 +265,19 @@ def _within_one(cell: tuple[int, int], spots: list[tuple[int, int]]) -> bool:
     return any(max(abs(cell[0] - x), abs(cell[1] - y)) <= 1 for x, y in spots)
 
 
-def stand_near(view: ObsView, names: tuple[str, ...]) -> Action:
-    """Walk to a cell within one cell (diagonals count) of a visible one of each of `names`,
-    as making an item needs (e.g. ("table", "furnace")). Returns True when there, False when
-    one is not visible or no such cell is reachable. A generator: use it as
+def stand_near(view: ObsView, names: tuple[str, ...], dig: tuple[str, ...] = ()) -> Action:
+    """Walk to a cell within one cell (diagonals count) of one of each of `names`, as making
+    an item needs (e.g. ("table", "furnace")); one seen earlier this episode and out of view
+    now is walked back to (mining through `dig`). Returns True when there, False when one was
+    never seen or no such cell is reachable. A generator: use it as
     `near = yield from stand_near(view, ("table",))`."""
+    for _ in range(len(names) + 2):
+        groups = [view.cells(name) for name in names]
+        missing = [n for n, g in zip(names, groups, strict=True) if not g]
+        if not missing:
+            break
+        if not (yield from go_to(view, missing[0], dig)):
+            return False
     while True:
         groups = [view.cells(name) for name in names]
         if not all(groups):
@@ -275,11 +294,16 @@ def stand_near(view: ObsView, names: tuple[str, ...]) -> Action:
         path = _walk(view, spots)
         if not path:
             return False
-        yield MOVES[path[0]]
+        if not (yield from guard(view)):
+            yield MOVES[path[0]]
 
 
 SKILL_API: dict[str, Any] = {
     "approach": approach,
+    "go_to": go_to,
+    "route": route,
+    "guard": guard,
+    "keep_alive": keep_alive,
     "stand_near": stand_near,
     "explore": explore,
     "face_free": face_free,

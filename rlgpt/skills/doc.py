@@ -11,7 +11,10 @@ from typing import Any
 from rlgpt.envs.recipes import semantic_names
 from rlgpt.skills import api
 
-FUNCTIONS = ("approach", "stand_near", "explore", "face_free", "path_to")
+FUNCTIONS = (
+    "approach", "go_to", "stand_near", "explore", "face_free", "guard", "keep_alive",
+    "path_to", "route",
+)  # fmt: skip
 CONSTANTS = ("MOVES", "WALKABLE")
 
 

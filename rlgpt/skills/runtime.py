@@ -39,14 +39,19 @@ class MacroRunner(Protocol):
     def close(self) -> None: ...
 
 
-def view_state(env: CrafterEnv, info: dict[str, Any]) -> dict[str, Any]:
-    """The read-only state a coded action sees: local map, inventory, achievements, facing."""
-    return {
+def view_state(env: CrafterEnv, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+    """The read-only state a coded action sees: local map, inventory, achievements, facing,
+    position; when a call starts, also the memory of what the episode has seen so far."""
+    state = {
         "local": env.local_window().tobytes().hex(),
         "inventory": info["inventory"],
         "achievements": info["achievements"],
         "facing": info["facing"],
+        "pos": info["player_pos"],
     }
+    if start:
+        state |= {"memory": env.memory().hex(), "area": env.area}
+    return state
 
 
 class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
@@ -136,7 +141,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         total, steps = 0.0, 0
         term = trunc = False
         obs: np.ndarray | None = None
-        prim, error = self._call(name, view_state(self._crafter, before), "start")
+        prim, error = self._call(name, view_state(self._crafter, before, True), "start")
         finished = prim is None  # a call always costs one game tick, or a policy could stall
         info = before
         while prim is not None or finished:

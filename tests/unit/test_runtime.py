@@ -160,6 +160,11 @@ class FakeCrafter(gym.Env):
     def local_window(self):
         return np.zeros((3, 3), int)
 
+    area = (3, 3)
+
+    def memory(self):
+        return bytes(9)
+
     @staticmethod
     def _info():
         inv = {"wood": 0, "drink": 9}

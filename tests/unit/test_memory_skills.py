@@ -1,0 +1,125 @@
+"""The view's memory and the skills built on it, on real Crafter worlds arranged by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlgpt.envs.crafter_env import CrafterEnv
+from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
+from rlgpt.envs.tasks import get_task
+from rlgpt.skills.api import ObsView, go_to, guard, keep_alive, route
+from rlgpt.skills.runtime import view_state
+
+
+@pytest.fixture
+def env():
+    env = CrafterEnv(get_task("collect_diamond"), seed=3)
+    env.reset(seed=3)
+    world = env.world
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(-12, 13):  # a plain of grass around the player, no creatures
+        for dy in range(-12, 13):
+            world[(x + dx, y + dy)] = "grass"
+    for obj in list(world.objects):
+        if obj is not env.player:
+            world.remove(obj)
+    env.refresh()
+    return env
+
+
+def _view(env: CrafterEnv) -> ObsView:
+    view = ObsView(semantic_names(), game_data()["items"], achievements())
+    view.update(view_state(env, env.last_info, start=True))
+    return view
+
+
+def _drive(env: CrafterEnv, view: ObsView, gen, limit: int = 300):
+    index = {a: i for i, a in enumerate(actions())}
+    taken = []
+    try:
+        while len(taken) < limit:
+            act = next(gen)
+            taken.append(act)
+            _, _, _, _, info = env.step(index[act])
+            view.update(view_state(env, info))
+    except StopIteration as stop:
+        return taken, stop.value
+    raise AssertionError(f"no end within {limit} steps: {taken[-10:]}")
+
+
+def _teleport(env: CrafterEnv, dx: int, dy: int) -> None:
+    x, y = (int(v) for v in env.player.pos)
+    env.world.move(env.player, (x + dx, y + dy))
+    env.refresh()
+
+
+def test_the_memory_keeps_what_was_seen_and_says_what_was_not(env):
+    x, y = (int(v) for v in env.player.pos)
+    env.world[(x + 2, y)] = "table"
+    env.refresh()  # the table is in view now, so the episode has seen it
+    _teleport(env, -10, 0)
+    view = _view(env)
+    assert view.cells("table") == []  # out of view ...
+    assert view.remembered("table") == [(12, 0)]  # ... but remembered, relative to the player
+    assert view.remembered_at(12, 0) == "table"
+    assert view.remembered_at(0, 11) == "unknown"  # never seen
+    assert view.remembered_at(-1000, 0) == "none"  # outside the world
+    assert view.position == (x - 10, y)
+
+
+def test_go_to_walks_back_to_a_remembered_table(env):
+    x, y = (int(v) for v in env.player.pos)
+    env.world[(x + 2, y)] = "table"
+    env.refresh()
+    _teleport(env, -4, 0)
+    env.step(actions().index("move_left"))  # walk on: the table leaves the view
+    env.step(actions().index("move_left"))
+    view = _view(env)
+    assert view.cells("table") == []
+    taken, ok = _drive(env, view, go_to(view, "table"))
+    assert ok and view.facing_name == "table"
+    assert len(taken) <= 10
+
+
+def test_route_mines_through_stone_only_when_allowed_and_never_crosses_lava(env):
+    x, y = (int(v) for v in env.player.pos)
+    for dy in range(-12, 13):  # a wall of stone at dx = 2, lava at dx = 3 but for one gap
+        env.world[(x + 2, y + dy)] = "stone"
+        env.world[(x + 3, y + dy)] = "lava" if dy else "stone"
+    env.refresh()
+    view = _view(env)
+    assert route(view, {(4, 0)}) is None
+    path = route(view, {(4, 0)}, ("stone",))
+    assert path == [(1, 0)] * 4
+    assert route(view, {(4, 2)}, ("stone", "lava")) in (None, [(1, 0)] * 4 + [(0, 1)] * 2)
+    env.player.inventory["wood_pickaxe"] = 1
+    taken, ok = _drive(env, view, go_to(view, "stone", ("stone",)))
+    assert ok and taken == ["move_right"]
+
+
+def test_keep_alive_goes_back_to_remembered_water_when_thirsty(env):
+    x, y = (int(v) for v in env.player.pos)
+    env.world[(x, y - 3)] = "water"
+    env.refresh()
+    _teleport(env, 0, 8)
+    env.player.inventory["drink"] = 2
+    env.refresh()
+    view = _view(env)
+    assert view.cells("water") == [] and view.remembered("water") == [(0, -11)]
+    taken, acted = _drive(env, view, keep_alive(view))
+    assert acted and env.player.inventory["drink"] == 9
+    assert taken.count("do") >= 7
+
+
+def test_guard_fights_an_adjacent_zombie_until_it_is_gone(env):
+    import crafter.objects as objects
+
+    x, y = (int(v) for v in env.player.pos)
+    zombie = objects.Zombie(env.world, np.array((x + 1, y)), env.player)
+    env.world.add(zombie)
+    env.refresh()
+    view = _view(env)
+    taken, fought = _drive(env, view, guard(view))
+    assert fought and taken[0] == "move_right" and taken.count("do") == 5
+    assert zombie not in set(env.world.objects)
