@@ -1,7 +1,7 @@
 # sub-action: collect_drink
 # budget: 80
 # expect: api_misuse
-# mistake: reads view.position for absolute coordinates; the view is player-relative and has none
+# mistake: reads view.player_pos (crafter's info key); the view calls it position, and nearest() is already relative
 # ruff: noqa: F821
 def collect_drink(view):
     """Walk to the closest water and drink from it."""
@@ -12,7 +12,7 @@ def collect_drink(view):
             yield from explore(view, 8)
             continue
         # offset from the player to the water
-        px, py = view.position
+        px, py = view.player_pos
         dx, dy = water[0] - px, water[1] - py
         if abs(dx) + abs(dy) == 1:
             if view.facing != (dx, dy):
