@@ -42,6 +42,11 @@ class SubAction(Message):
     count: int = Field(default=1, ge=1, description="Times the achievement must be reached.")
     precondition: str = Field(description="What must hold before it can succeed.")
     expected_effect: str = Field(description="What changes in the world or inventory.")
+    survival: bool = Field(
+        default=False,
+        description="Kept up as needed (drink, food, rest) in a long episode, not a step toward "
+        "the task: it earns no reward term and is not judged as a step of the chain.",
+    )
 
 
 class Decomposition(Message):

@@ -107,3 +107,19 @@ def precondition_of(ach: str) -> str:
 def effect_of(ach: str, count: int) -> str:
     """A one-line expected effect of a sub-action (per call: the counter rises by one)."""
     return f"achievement counter '{ach}' rises by 1 per call ({count} in all)"
+
+
+# Sub-actions that keep the player alive, for plans long enough to need them: drink drops one
+# point every 20 steps and food one every 25 (crafter's objects.py), so an episode that takes
+# more than about 300 steps dies of thirst unless it drinks. A plan of 12 or more achievement
+# steps (about 25 steps each) is that long.
+SURVIVAL = ("collect_drink", "eat_cow", "wake_up")
+LONG_PLAN = 12
+
+
+def survival_steps(target: str) -> list[str]:
+    """The survival sub-actions a plan for `target` should carry ([] for short plans)."""
+    counts = plan_counts(target)
+    if sum(counts.values()) < LONG_PLAN:
+        return []
+    return [s for s in SURVIVAL if s not in counts and s != target]

@@ -11,7 +11,7 @@ import json
 import time
 from typing import Any
 
-from rlgpt.envs.planner import effect_of, plan_steps, precondition_of
+from rlgpt.envs.planner import effect_of, plan_steps, precondition_of, survival_steps
 from rlgpt.envs.preconditions import max_energy, requirement
 from rlgpt.envs.recipes import game_data
 from rlgpt.llm.base import LLMReply, LLMRequest
@@ -142,11 +142,21 @@ class OfflineAuthor:
                     expected_effect=effect_of(ach, count),
                 )
             )
+        for ach in survival_steps(task["achievement"]):
+            subs.append(
+                SubAction(
+                    name=ach, description=f"keep alive: '{ach}' when needed", mode="code",
+                    count=1, precondition=precondition_of(ach),
+                    expected_effect=effect_of(ach, 1), survival=True,
+                )
+            )  # fmt: skip
         why = "Sub-actions follow crafter's recipe graph. Fixed recipe steps are coded; "
         why += "steps that need search or navigation are learned by RL first."
         switched = [s.name for s in subs if s.name in switch and prev_modes.get(s.name) == "rl"]
         if switched:
             why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
+        if any(s.survival for s in subs):
+            why += " The plan is long: coded survival actions keep the player fed and rested."
         return Decomposition(task=task["name"], sub_actions=subs, reasoning=why).model_dump()
 
     # -- fast agent ----------------------------------------------------------------------
@@ -163,7 +173,11 @@ class OfflineAuthor:
 
     def _fast_rlconfig(self, ctx: dict[str, Any]) -> dict[str, Any]:
         dec = Decomposition.model_validate(ctx["decomposition"])
-        terms = [RewardTerm(achievement=s.name, weight=1.0, cap=s.count) for s in dec.sub_actions]
+        terms = [
+            RewardTerm(achievement=s.name, weight=1.0, cap=s.count)
+            for s in dec.sub_actions
+            if not s.survival
+        ]
         cfg = RLConfig(
             macro_actions=[c for c in ctx["coded"]],
             reward_terms=terms,
@@ -187,7 +201,7 @@ class OfflineAuthor:
         worst, drop, prev = dec.sub_actions[0], -1.0, 1.0
         blocking: dict[str, str] = {}
         fast: dict[str, str] = {}
-        for sub in dec.sub_actions:  # every sub-goal that keeps episodes from success
+        for sub in [s for s in dec.sub_actions if not s.survival]:  # each blocking sub-goal
             rate = report.subgoal_rates.get(sub.name, 0.0)
             if prev - rate > drop:
                 worst, drop = sub, prev - rate

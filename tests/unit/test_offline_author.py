@@ -209,3 +209,21 @@ def test_revised_make_action_places_its_missing_table_and_succeeds():
         assert wins == 3
     finally:
         worker.close()
+
+
+def test_a_long_plan_carries_survival_actions_that_earn_nothing_and_block_nothing(llm, tmp_path):
+    deep = get_task("collect_diamond")
+    plan = SlowAgent(llm, tmp_path / "slow").decompose(deep, None, None)
+    survival = [s for s in plan.sub_actions if s.survival]
+    assert [s.name for s in survival] == ["collect_drink", "eat_cow", "wake_up"]
+    assert all(s.mode == "code" for s in survival)
+    short = SlowAgent(llm, tmp_path / "short").decompose(TASK, None, None)
+    assert not any(s.survival for s in short.sub_actions)
+    cfg = FastAgent(llm, tmp_path / "fast").rl_config(
+        deep, plan, [s.name for s in plan.sub_actions if s.mode == "code"], PPOConfig(), 1000
+    )
+    assert {t.achievement for t in cfg.reward_terms}.isdisjoint({s.name for s in survival})
+    rates = {s.name: 1.0 for s in plan.sub_actions if not s.survival}
+    rates |= {"collect_diamond": 0.5, "collect_drink": 0.0, "eat_cow": 0.0, "wake_up": 0.0}
+    c = CriticAgent(llm, tmp_path / "critic").critique(deep, plan, VALID, evaluation(rates), 0.8)
+    assert set(c.bottlenecks) == {"collect_diamond"}

@@ -1,7 +1,7 @@
 # sub-action: collect_drink
 # budget: 80
 # expect: api_misuse
-# mistake: reads view.player_pos (crafter's info key); the view calls it position, and nearest() is already relative
+# mistake: reads view.player_pos (crafter's info key); the view calls it position
 # ruff: noqa: F821
 def collect_drink(view):
     """Walk to the closest water and drink from it."""
