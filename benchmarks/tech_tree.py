@@ -1,0 +1,222 @@
+"""Tech tree: how far up crafter's tech tree each agent gets, on the same seeds and budgets.
+
+For each task and seed, measured in one invocation:
+  oracle  the whole-map planner (rlgpt/envs/oracle.py): the ceiling the step limit allows;
+  ppo     SB3 PPO on the 17 primitive actions, the same reward shaping (every plan step's
+          achievement up to its count, a bonus on success, -1 on death), the same budget;
+  rlgpt   the full loop with the offline author (`rlgpt run`), the same budget in all.
+All three are evaluated on the same held-out episode seeds (rlgpt's own evaluation seeds).
+Samples are primitive env steps of all iterations (macro steps included). Each PPO and rlgpt
+job runs in its own process, `--jobs` at once. Ends with one JSON line.
+
+    python benchmarks/tech_tree.py                      # 3 tasks, 3 seeds, 100 episodes
+    python benchmarks/tech_tree.py --seeds 1 --episodes 30 --tasks make_stone_pickaxe
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+# task -> (iterations, samples per iteration): the issue's budgets (200k, 1M) in all.
+BUDGETS: dict[str, tuple[int, int]] = {
+    "make_stone_pickaxe": (3, 66_000),
+    "make_iron_pickaxe": (5, 200_000),
+    "collect_diamond": (5, 200_000),
+}
+
+
+def oracle(task: str, seed: int, episodes: int) -> dict[str, Any]:
+    from rlgpt.envs.crafter_env import CrafterEnv
+    from rlgpt.envs.oracle import Oracle
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.rl.evaluate import EVAL_SEED_BASE
+
+    t0 = time.perf_counter()
+    agent = Oracle(CrafterEnv(get_task(task)))
+    runs = [agent.episode(EVAL_SEED_BASE + seed * 10_000 + ep) for ep in range(episodes)]
+    return {
+        "success": sum(r.success for r in runs) / episodes,
+        "mean_steps": statistics.fmean(r.steps for r in runs),
+        "deaths": sum(r.end == "death" for r in runs) / episodes,
+        "samples": 0,
+        "wall_s": round(time.perf_counter() - t0, 1),
+    }
+
+
+def ppo(task: str, seed: int, budget: int, episodes: int, out: Path) -> dict[str, Any]:
+    """Pure PPO on primitives, with the project's training settings and reward shaping."""
+    from rlgpt.config import EvalParams, load_params
+    from rlgpt.envs.planner import effect_of, plan_steps, precondition_of
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.messages import Decomposition, RewardTerm, RLConfig, SubAction
+    from rlgpt.rl.evaluate import evaluate
+    from rlgpt.rl.train import train
+
+    params = load_params(ROOT / "params.yaml")
+    spec = get_task(task)
+    steps = plan_steps(spec.achievement)
+    cfg = RLConfig(
+        macro_actions=[], sample_budget=budget, ppo=params.train.ppo,
+        reward_terms=[RewardTerm(achievement=a, weight=1.0, cap=n) for a, n in steps],
+    )  # fmt: skip
+    t0 = time.perf_counter()
+    result = train(spec, cfg, [], params.train, seed, out, show_progress=False)
+    subs = [
+        SubAction(name=a, description=a, mode="rl", count=n, precondition=precondition_of(a),
+                  expected_effect=effect_of(a, n))
+        for a, n in steps
+    ]  # fmt: skip
+    dec = Decomposition(task=task, sub_actions=subs, reasoning="pure PPO baseline")
+    report, _ = evaluate(
+        Path(result.checkpoint), spec, dec, cfg, [], params.train,
+        EvalParams(episodes=episodes), seed, result.samples, show_progress=False,
+    )  # fmt: skip
+    return {
+        "success": report.success_rate,
+        "mean_steps": report.mean_episode_steps,
+        "deaths": report.ends.get("death", 0.0),
+        "samples": result.samples,
+        "wall_s": round(time.perf_counter() - t0, 1),
+    }
+
+
+def rlgpt(
+    task: str, seed: int, episodes: int, iterations: int, per_iter: int, out: Path
+) -> dict[str, Any]:  # fmt: skip
+    """`rlgpt run` with the default params but the benchmark's budget and episode count."""
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["run"] |= {"task": task, "iterations": iterations, "runs_dir": str(out / "runs")}
+    params["train"]["sample_budget"] = per_iter
+    params["eval"]["episodes"] = episodes
+    params["tracking"]["mlflow_uri"] = f"sqlite:///{out / 'mlflow.db'}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "params.yaml").write_text(yaml.safe_dump(params))
+    run_id = f"{task}-s{seed}"
+    t0 = time.perf_counter()
+    cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--params", "params.yaml",
+           "--seed", str(seed), "--run-id", run_id, "--quiet", "--force"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True)
+    summary_path = out / "runs" / run_id / "summary.json"
+    if proc.returncode != 0 or not summary_path.exists():
+        return {"error": (proc.stderr or proc.stdout)[-400:], "success": 0.0, "samples": 0}
+    summary = json.loads(summary_path.read_text())
+    its = summary["iterations"]
+    return {
+        "success": summary["final_success_rate"],
+        "best": max(i["success_rate"] for i in its),
+        "iterations": [
+            {k: i[k] for k in ("iteration", "success_rate", "samples", "coded", "verdict")}
+            | {"bottlenecks": i.get("bottlenecks", [])}
+            for i in its
+        ],
+        "samples": sum(i["samples"] for i in its),
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "run_dir": str(summary_path.parent),
+    }
+
+
+def _child(
+    kind: str, task: str, seed: int, episodes: int, scale: float, out: Path
+) -> dict[str, Any]:  # fmt: skip
+    """One PPO or rlgpt job in a fresh process (its own torch threads, its own memory)."""
+    cmd = [sys.executable, __file__, "--one", kind, task, str(seed), str(episodes), str(scale),
+           str(out)]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        return {"error": proc.stderr[-400:], "success": 0.0, "samples": 0}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def _mean(rows: list[dict[str, Any]], key: str) -> float:
+    return round(statistics.fmean(r.get(key, 0.0) for r in rows), 3) if rows else 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tasks", default=",".join(BUDGETS))
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--episodes", type=int, default=100)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--agents", default="oracle,ppo,rlgpt")
+    ap.add_argument("--scale", type=float, default=1.0, help="budget factor (quick checks)")
+    ap.add_argument("--out", default="benchmarks/out/tech_tree")
+    ap.add_argument("--one", nargs=6, metavar=("KIND", "TASK", "SEED", "EPISODES", "SCALE", "OUT"))
+    args = ap.parse_args()
+    if args.one:
+        kind, task, seed, episodes, scale, out = args.one
+        iterations, per_iter = BUDGETS[task]
+        per_iter = int(per_iter * float(scale))
+        if kind == "ppo":
+            res = ppo(task, int(seed), iterations * per_iter, int(episodes), Path(out))
+        else:
+            res = rlgpt(task, int(seed), int(episodes), iterations, per_iter, Path(out))
+        print(json.dumps(res))
+        return
+    tasks = [t for t in args.tasks.split(",") if t]
+    unknown = [t for t in tasks if t not in BUDGETS]
+    if unknown:
+        sys.exit(f"tech_tree: unknown task(s) {unknown}; choose from {list(BUDGETS)}")
+    agents = args.agents.split(",")
+    out = Path(args.out).resolve()
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {
+        t: {a: [] for a in agents} for t in tasks
+    }
+    t0 = time.perf_counter()
+    if "oracle" in agents:
+        for task in tasks:
+            for seed in range(args.seeds):
+                results[task]["oracle"].append(oracle(task, seed, args.episodes))
+    jobs = [(k, t, s) for t in tasks for s in range(args.seeds) for k in agents if k != "oracle"]
+    done = 0
+
+    def run(job: tuple[str, str, int]) -> None:
+        nonlocal done
+        kind, task, seed = job
+        res = _child(kind, task, seed, args.episodes, args.scale, out / f"{kind}-{task}-s{seed}")
+        results[task][kind].append(res | {"seed": seed})
+        done += 1
+        el = time.perf_counter() - t0
+        eta = el / done * (len(jobs) - done)
+        print(f"[{done}/{len(jobs)}] {kind:6} {task:20} seed {seed}: success "
+              f"{res.get('success', 0):.2f} samples {res.get('samples', 0)} "
+              f"({el:.0f}s elapsed, ETA {eta:.0f}s)", flush=True)  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        list(pool.map(run, jobs))
+    print(f"\n{'task':20} {'agent':7} {'success':>8} {'per seed':>20} {'samples':>9} {'wall_s':>8}")
+    summary: dict[str, Any] = {}
+    for task in tasks:
+        summary[task] = {}
+        for kind in agents:
+            rows = sorted(results[task][kind], key=lambda r: r.get("seed", 0))
+            per_seed = " ".join(f"{r.get('success', 0):.2f}" for r in rows)
+            rate, samples = _mean(rows, "success"), int(_mean(rows, "samples"))
+            print(f"{task:20} {kind:7} {rate:8.2f} {per_seed:>20} {samples:9d} "
+                  f"{_mean(rows, 'wall_s'):8.0f}")  # fmt: skip
+            summary[task][kind] = {"success": rate, "samples": samples, "seeds": len(rows)}
+            if kind == "rlgpt":
+                summary[task][kind]["runs"] = rows
+        if "oracle" in summary[task] and "rlgpt" in summary[task]:
+            ceiling = summary[task]["oracle"]["success"]
+            share = summary[task]["rlgpt"]["success"] / ceiling if ceiling else 0.0
+            summary[task]["rlgpt_share_of_oracle"] = round(share, 3)
+    print(json.dumps({"episodes": args.episodes, "seeds": args.seeds, "tasks": summary}))
+
+
+if __name__ == "__main__":
+    main()
