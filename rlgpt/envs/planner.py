@@ -68,10 +68,12 @@ class _Planner:
 
 
 @functools.cache
-def _plan(target: str) -> tuple[tuple[str, int], ...]:
+def _plan(target: str, first: tuple[str, ...] = ()) -> tuple[tuple[str, int], ...]:
     if target not in achievements():
         raise ValueError(f"unknown achievement '{target}'")
     planner = _Planner()
+    for ach in first:  # e.g. a sword before a long climb; their stations are reused
+        planner.achieve(ach)
     planner.achieve(target)
     counts: Counter[str] = Counter(planner.steps)
     order: list[str] = []
@@ -81,9 +83,10 @@ def _plan(target: str) -> tuple[tuple[str, int], ...]:
     return tuple((s, counts[s]) for s in order)
 
 
-def plan_steps(target: str) -> list[tuple[str, int]]:
-    """Ordered (achievement, times) whose completion unlocks `target`."""
-    return list(_plan(target))
+def plan_steps(target: str, first: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    """Ordered (achievement, times) whose completion unlocks `target`, after the achievements
+    `first` (with what they need)."""
+    return list(_plan(target, first))
 
 
 def plan_counts(target: str) -> dict[str, int]:

@@ -69,7 +69,7 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
         values |= {"stations": tuple(info["nearby"]), "uses": info["uses"], "action": ach}
     elif ach == "wake_up":
-        tpl, doc = "sleep", "Sleep until the player wakes up (only a tired player can sleep)."
+        tpl, doc = "sleep", "Wall the player in if a stone face is near, then sleep until awake."
         values["max_energy"] = max_energy()
     else:
         req = requirement(ach)

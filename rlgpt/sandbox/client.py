@@ -162,7 +162,7 @@ class MacroWorker:
     def _delta(self, state: dict[str, Any]) -> dict[str, Any]:
         """Leave out what the worker's view already holds (inventory, achievements, facing)."""
         out: dict[str, Any] = {
-            k: state[k] for k in ("local", "pos", "memory", "area") if k in state
+            k: state[k] for k in ("local", "pos", "daylight", "memory", "area") if k in state
         }
         for key in ("inventory", "achievements", "facing"):
             if key in state and self._sent.get(key) != state[key]:

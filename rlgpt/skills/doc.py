@@ -12,7 +12,7 @@ from rlgpt.envs.recipes import semantic_names
 from rlgpt.skills import api
 
 FUNCTIONS = (
-    "approach", "go_to", "stand_near", "explore", "face_free", "guard", "keep_alive",
+    "approach", "go_to", "stand_near", "explore", "face_free", "guard", "keep_alive", "shelter",
     "path_to", "route",
 )  # fmt: skip
 CONSTANTS = ("MOVES", "WALKABLE")

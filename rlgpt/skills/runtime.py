@@ -48,6 +48,7 @@ def view_state(env: CrafterEnv, info: dict[str, Any], start: bool = False) -> di
         "achievements": info["achievements"],
         "facing": info["facing"],
         "pos": info["player_pos"],
+        "daylight": round(float(env.world.daylight), 3),
     }
     if start:
         state |= {"memory": env.memory().hex(), "area": env.area}

@@ -67,6 +67,7 @@ class ObsView:
         self._facing = (0, 1)
         self._pos = (0, 0)
         self._area = (0, 0)
+        self._daylight = 1.0
         self._memory = bytearray()  # material id per world cell (x-major) seen this episode
         self._objects_from = self._ids.get("player", len(self._names))
 
@@ -90,6 +91,8 @@ class ObsView:
             self._achievements = dict(state["achievements"])
         if "facing" in state:
             self._facing = (int(state["facing"][0]), int(state["facing"][1]))
+        if "daylight" in state:
+            self._daylight = float(state["daylight"])
         if "memory" in state:
             self._memory = bytearray.fromhex(state["memory"])
             self._area = (int(state["area"][0]), int(state["area"][1]))
@@ -171,6 +174,12 @@ class ObsView:
         want, side, r = self._check_name(name), self._side, self._radius
         found = [(i // side - r, i % side - r) for i, v in enumerate(self._flat) if v == want]
         return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
+
+    @property
+    def daylight(self) -> float:
+        """How light it is, 1.0 at noon to 0.0 at midnight; below about 0.35 it is night, when
+        zombies come out on grass (a day is 300 steps)."""
+        return self._daylight
 
     @property
     def position(self) -> tuple[int, int]:

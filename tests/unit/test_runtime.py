@@ -161,6 +161,7 @@ class FakeCrafter(gym.Env):
         return np.zeros((3, 3), int)
 
     area = (3, 3)
+    world = type("World", (), {"daylight": 1.0})()
 
     def memory(self):
         return bytes(9)
