@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true", help="overwrite an existing run directory")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("--metrics-out", help="also write the summary's metrics here (for DVC)")
+    run.add_argument(
+        "--no-library", action="store_true",
+        help="neither reuse nor add to the skill library (a self-contained run)",
+    )  # fmt: skip
     res = sub.add_parser("resume", help="continue an interrupted or failed run where it stopped")
     res.add_argument("run_id", help="the run directory name under --runs-dir")
     res.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
@@ -70,6 +74,18 @@ def _parser() -> argparse.ArgumentParser:
     srv.add_argument("--cron", required=True, help='schedule, e.g. "0 3 * * *"')
     srv.add_argument("--name", help="deployment name (default: reproduce-<run id>)")
     srv.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
+    sk = sub.add_parser("skills", help="the skill library that outlives runs")
+    sks = sk.add_subparsers(dest="skills_command", required=True, metavar="SUBCOMMAND",
+                            parser_class=_Parser)  # fmt: skip
+    sks.add_parser("list", help="every skill: versions, the best one, how often it was reached")
+    show = sks.add_parser("show", help="one skill's version: evidence, origin and source")
+    show.add_argument("name", help="sub-action name, e.g. collect_wood")
+    show.add_argument("--version", type=int, help="version (default: the best)")
+    hist = sks.add_parser("history", help="one skill's versions and every run that trained with it")
+    hist.add_argument("name", help="sub-action name")
+    sks.add_parser("snapshot", help="version the library with DVC (dvc add), to commit its .dvc")
+    for q in sks.choices.values():
+        q.add_argument("--params", default="params.yaml", help="params file (library.path)")
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
@@ -198,6 +214,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = launch.cmd_reproduce(args)
         elif args.command == "serve":
             code = _cmd_serve(args)
+        elif args.command == "skills":
+            from flows.skills_cmd import cmd_skills
+
+            code = cmd_skills(args)
         else:
             code = _cmd_sandbox_check(args)
     except UserError as exc:

@@ -55,6 +55,7 @@ def run_params(args: argparse.Namespace) -> Params:
     overrides = {
         "run": {"task": args.task, "iterations": args.iterations, "seed": args.seed},
         "llm": {"backend": args.llm, "model": args.model, "base_url": args.base_url},
+        "library": {"use": False, "add": False} if getattr(args, "no_library", False) else {},
     }
     default = args.params == "params.yaml" and not Path(args.params).exists()
     params = load_params(None if default else args.params, overrides, FLAGS)

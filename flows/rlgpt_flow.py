@@ -50,6 +50,7 @@ def _inner_loop(
         trained = stages.train(ctx, k, cfg, usable)
         evaluation = stages.evaluate(ctx, k, dec, cfg, usable, trained)
         verdict = stages.critique(ctx, k, dec, report, evaluation)
+        stages.record_skills(ctx, k, dec, coded, report, evaluation)
         it = stages.summarize_iteration(
             ctx, k, outer, inner, dec, report, evaluation, verdict, trained
         )

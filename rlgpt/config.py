@@ -155,6 +155,18 @@ class TrackingParams(_Section):
     experiment: str = Field(default="rlgpt", description="MLflow experiment name.")
 
 
+class LibraryParams(_Section):
+    """The skill library that outlives runs (`rlgpt skills`; docs/design.md, skill library)."""
+
+    path: str = Field(default="skill_library", description="Library directory (DVC-tracked).")
+    use: bool = Field(
+        default=True, description="Retrieve a validated skill before asking the fast agent."
+    )
+    add: bool = Field(
+        default=True, description="Record validated actions and their training statistics."
+    )
+
+
 class ReproduceParams(_Section):
     """Scheduled reproduction of a recorded run (`rlgpt reproduce`, `rlgpt serve`)."""
 
@@ -173,6 +185,7 @@ class Params(_Section):
     sandbox: SandboxParams = Field(default_factory=SandboxParams)
     tracking: TrackingParams = Field(default_factory=TrackingParams)
     reproduce: ReproduceParams = Field(default_factory=ReproduceParams)
+    library: LibraryParams = Field(default_factory=LibraryParams)
 
 
 def _one_line(where: str, exc: ValidationError, names: dict[str, str] | None = None) -> str:

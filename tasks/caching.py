@@ -20,7 +20,9 @@ def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
     """Where runs live and where they are tracked are not inputs of a stage: a resume with
     `--runs-dir` spelled another way (or another tracking store) finds the same results."""
     p = ctx.params
-    params = p.model_dump(mode="json", exclude={"run": {"runs_dir"}, "tracking": True})
+    params = p.model_dump(
+        mode="json", exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}}
+    )
     return stage_key(stage, ctx.run_id, int(inputs["k"]), {**inputs, "params": params})
 
 

@@ -13,8 +13,9 @@ from prefect import task
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
 from rlgpt.faults import maybe_crash
+from rlgpt.library.reuse import LIBRARY_USED, record_iteration, recorded, retrieve
 from rlgpt.lineage.context import RunContext
-from rlgpt.lineage.layout import write_model
+from rlgpt.lineage.layout import write_json, write_model
 from rlgpt.lineage.summary import IterationSummary, RunSummary
 from rlgpt.llm.base import LLM
 from rlgpt.llm.factory import make_llm
@@ -73,17 +74,28 @@ def generate_code(
     key = begin(ctx, "generate_code", k=k, dec=dec, feedback=feedback, previous=previous)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     old = {c.name: c for c in previous}
+    lib = ctx.params.library
+    skip = set(old) | set(feedback)
+    p = ctx.params.llm
+    if p.backend == "replay" and p.replay_from:  # what the recorded run reused, as it was
+        found = recorded(Path(ctx.params.run.runs_dir) / p.replay_from / f"iter_{k}", skip)
+    else:
+        found = retrieve(Path(lib.path), dec, skip) if lib.use else {}
     coded = []
     for sub in dec.sub_actions:
         if sub.mode != "code":
             continue
         if sub.name in old and sub.name not in feedback:
             coded.append(old[sub.name])
+        elif sub.name in found:  # a library skill: validation re-checks it like new code
+            coded.append(found[sub.name][1])
         else:
             default = ctx.params.train.macro_step_budget
             budget = old[sub.name].step_budget if sub.name in old else default
             coded.append(fast.write_action(ctx.task, sub, budget, feedback))
-    finish(ctx, "generate_code", key, _save_actions(ctx, k, coded))
+    used = {n: e.model_dump(mode="json", exclude={"stats"}) for n, (e, _) in found.items()}
+    files = [*_save_actions(ctx, k, coded), write_json(ctx.layout.file(k, LIBRARY_USED), used)]
+    finish(ctx, "generate_code", key, files)
     return coded
 
 
@@ -170,6 +182,21 @@ def critique(
     )
     finish(ctx, "critique", key, [write_model(ctx.layout.file(k, "critique.json"), verdict)])
     return verdict
+
+
+@task(name="record_skills", retries=1)
+def record_skills(
+    ctx: RunContext, k: int, dec: Decomposition, coded: list[CodedAction],
+    validation: ValidationReport, evaluation: EvalReport,
+) -> int:  # fmt: skip
+    """Add iteration k's validated actions, with their training statistics, to the library."""
+    if not ctx.params.library.add or ctx.params.llm.backend == "replay":
+        return 0  # a replay or a reproduction re-runs recorded work: nothing new to add
+    entries = record_iteration(
+        Path(ctx.params.library.path), ctx.layout.root, k, ctx.task.name, dec, coded,
+        validation, evaluation,
+    )  # fmt: skip
+    return len(entries)
 
 
 @task(name="summarize_iteration")

@@ -25,6 +25,7 @@ TINY = {
               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}},
     "eval": {"episodes": 3},
     "sandbox": {"scenarios": 1, "scenario_steps": 40},
+    "library": {"use": False, "add": False},  # tests/integration/test_library.py turns it on
 }  # fmt: skip
 
 

@@ -65,6 +65,7 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
         },
         "evaluation": _json(it / "eval.json"),
         "critique": _json(it / "critique.json"),
+        "library": _json(it / "library_used.json") or {},
     }
 
 
@@ -129,6 +130,13 @@ def render_text(result: dict[str, Any]) -> str:
                          f"{r['tokens']} tokens{' (cached)' if r['cached'] else ''}")  # fmt: skip
         code = ", ".join(f"{n} {h[:12]}" for n, h in ch["code_sha256"].items()) or "-"
         lines.append(f"  code: {code}")
+        for name, entry in ch.get("library", {}).items():  # reused: back to its first writer
+            o = entry["origin"]
+            via = f"{o.get('template') or '-'} {(o.get('template_hash') or '-')[:12]}"
+            lines.append(f"  from skill library: {name} v{entry['version']} "
+                         f"{entry['source_hash'][:12]}, first written by run {o['run_id']} "
+                         f"iteration {o['iteration']} via prompt {via} -> "
+                         f"{o.get('exchange') or '-'} ({o.get('model') or '-'})")  # fmt: skip
         lines.append(f"  validation: {ch['validation']}")
         lines.append(f"  rl config: {(ch['rl_config_sha256'] or '-')[:12]}")
         ck = ch["checkpoint"]

@@ -1,0 +1,1 @@
+"""The skill library that outlives runs."""
