@@ -105,7 +105,12 @@ class EvalParams(_Section):
     """Evaluation of each iteration's policy."""
 
     episodes: int = Field(default=30, ge=1, description="Evaluation episodes.")
-    deterministic: bool = Field(default=True, description="Greedy actions when evaluating.")
+    deterministic: bool = Field(
+        default=False,
+        description="Greedy (argmax) actions when evaluating; false samples the policy as it was "
+        "trained, seeded per episode (greedy play repeats a coded action that cannot act and "
+        "stalls: docs/design.md, evaluation).",
+    )
     dead_loop_window: int = Field(
         default=100, ge=10, description="Steps without progress that make an episode stuck."
     )

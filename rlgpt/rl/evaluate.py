@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 from stable_baselines3 import PPO
 from tqdm import tqdm
 
@@ -59,6 +60,7 @@ def evaluate(
         for ep in tqdm(range(params.episodes), desc="eval", disable=not show_progress, leave=False):
             ep_seed = EVAL_SEED_BASE + seed * 10_000 + ep
             obs, info = env.reset(seed=ep_seed)
+            torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
             progress, steps, decisions, calls = _Progress(info), 0, 0, 0
             trace: list[str] = []
             done = False
