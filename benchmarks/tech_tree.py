@@ -11,6 +11,8 @@ job runs in its own process, `--jobs` at once. Ends with one JSON line.
 
     python benchmarks/tech_tree.py                      # 3 tasks, 3 seeds, 100 episodes
     python benchmarks/tech_tree.py --seeds 1 --episodes 30 --tasks make_stone_pickaxe
+    python benchmarks/tech_tree.py --stone-tier   # `rlgpt run --task T`, default params, each
+                                                  # task needing at most a wood pickaxe
 """
 
 from __future__ import annotations
@@ -127,6 +129,62 @@ def rlgpt(
     }
 
 
+def stone_tier() -> list[str]:
+    """Tasks whose plan collects nothing that needs more than a wood pickaxe."""
+    from rlgpt.envs.planner import plan_steps
+    from rlgpt.envs.preconditions import collect_source
+    from rlgpt.envs.recipes import game_data
+    from rlgpt.envs.tasks import registry
+
+    collect = game_data()["collect"]
+    out = []
+    for name, spec in registry().items():
+        tools: set[str] = set()
+        for ach, _ in plan_steps(spec.achievement):
+            source = (
+                collect_source(ach.removeprefix("collect_")) if ach.startswith("collect_") else None
+            )
+            if source is not None:
+                tools |= set(collect[source]["require"])
+        if tools <= {"wood_pickaxe"}:
+            out.append(name)
+    return out
+
+
+def default_run(task: str, out: Path) -> dict[str, Any]:
+    """`rlgpt run --task T` with the project's params.yaml as it is (the default command)."""
+    out.mkdir(parents=True, exist_ok=True)
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["tracking"]["mlflow_uri"] = f"sqlite:///{out / 'mlflow.db'}"
+    (out / "params.yaml").write_text(yaml.safe_dump(params))
+    t0 = time.perf_counter()
+    cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--task", task, "--run-id",
+           task, "--quiet", "--force"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True)
+    path = out / "runs" / task / "summary.json"
+    if proc.returncode != 0 or not path.exists():
+        return {"task": task, "error": (proc.stderr or proc.stdout)[-400:], "success": 0.0}
+    summary = json.loads(path.read_text())
+    its = summary["iterations"]
+    return {"task": task, "success": summary["final_success_rate"], "iterations": len(its),
+            "samples": sum(i["samples"] for i in its),
+            "wall_s": round(time.perf_counter() - t0, 1)}  # fmt: skip
+
+
+def sweep_stone_tier(jobs: int, out: Path) -> None:
+    tasks = stone_tier()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        rows = list(pool.map(lambda t: default_run(t, out / f"default-{t}"), tasks))
+    print(f"{'task':20} {'success':>8} {'iters':>6} {'samples':>9} {'wall_s':>7}")
+    for r in rows:
+        err = r.get("error", "")[:60]
+        print(f"{r['task']:20} {r['success']:8.2f} {r.get('iterations', 0):6d} "
+              f"{r.get('samples', 0):9d} {r.get('wall_s', 0):7.0f}  {err}")  # fmt: skip
+    reached = sum(r["success"] >= 0.8 for r in rows)
+    print(json.dumps({"stone_tier": {r["task"]: r["success"] for r in rows},
+                      "at_least_0.8": f"{reached}/{len(rows)}"}))  # fmt: skip
+
+
 def _child(
     kind: str, task: str, seed: int, episodes: int, scale: float, out: Path
 ) -> dict[str, Any]:  # fmt: skip
@@ -156,7 +214,12 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=1.0, help="budget factor (quick checks)")
     ap.add_argument("--out", default="benchmarks/out/tech_tree")
     ap.add_argument("--one", nargs=6, metavar=("KIND", "TASK", "SEED", "EPISODES", "SCALE", "OUT"))
+    ap.add_argument("--stone-tier", action="store_true",
+                    help="instead: the default command on every stone-tier task")  # fmt: skip
     args = ap.parse_args()
+    if args.stone_tier:
+        sweep_stone_tier(args.jobs, Path(args.out).resolve())
+        return
     if args.one:
         kind, task, seed, episodes, scale, out = args.one
         iterations, per_iter = BUDGETS[task]
