@@ -22,6 +22,9 @@ COSTLY = frozenset({"timeout", "crash"})
 VITALS = frozenset({"health", "food", "drink", "energy"})
 
 
+_STEPS = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_down": (0, 1)}
+
+
 def items(inventory: dict[str, int]) -> dict[str, int]:
     """The inventory without vitals: what progress is measured on."""
     return {k: v for k, v in inventory.items() if k not in VITALS}
@@ -131,6 +134,13 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             return None, exc.kind
         return prim, ""
 
+    def _into_lava(self, move: str) -> bool:
+        dx, dy = _STEPS[move]
+        x, y = (int(v) for v in self._crafter.player.pos)
+        world = self._crafter.world
+        w, h = world.area
+        return 0 <= x + dx < w and 0 <= y + dy < h and world[(x + dx, y + dy)][0] == "lava"
+
     def close(self) -> None:
         try:
             self.runner.close()
@@ -146,6 +156,9 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         finished = prim is None  # a call always costs one game tick, or a policy could stall
         info = before
         while prim is not None or finished:
+            if prim in _STEPS and self._into_lava(prim):  # the runtime never walks into lava
+                self.faults[name] = f"lava: yielded {prim} onto lava (turned into noop)"
+                prim = "noop"
             obs, reward, term, trunc, info = self.env.step(self._prim_index[prim or "noop"])
             total += float(reward)
             steps += 1

@@ -161,7 +161,15 @@ class FakeCrafter(gym.Env):
         return np.zeros((3, 3), int)
 
     area = (3, 3)
-    world = type("World", (), {"daylight": 1.0})()
+
+    class _World:
+        daylight, area = 1.0, (3, 3)
+
+        def __getitem__(self, pos):
+            return ("grass", None)
+
+    world = _World()
+    player = type("Player", (), {"pos": (1, 1)})()
 
     def memory(self):
         return bytes(9)
@@ -202,3 +210,23 @@ def test_a_macro_that_raises_in_training_ends_the_call_and_is_disabled_after_eno
     assert info["macro_error"] == "disabled" and info["primitive_steps"] == 1
     _, _, _, _, info = env.step(actions().index("noop"))
     assert info["primitive_steps"] == 1, "training goes on with the primitives"
+
+
+def test_the_runtime_never_walks_a_coded_action_into_lava():
+    crafter = CrafterEnv(get_task("collect_diamond"), seed=2)
+    crafter.reset(seed=2)
+    x, y = (int(v) for v in crafter.player.pos)
+    crafter.world[(x - 1, y)] = "lava"
+    crafter.world[(x + 1, y)] = "grass"
+    crafter.refresh()
+    env = MacroActionWrapper(crafter, ["m"], ScriptRunner(["move_left", "move_right"]), 80)
+    env.reset(seed=2)
+    crafter.world[(x - 1, y)] = "lava"  # reset rebuilt the world: put the lava back
+    crafter.world[(x + 1, y)] = "grass"
+    _, _, term, _, info = env.step(N_PRIM)
+    assert not term and info["inventory"]["health"] > 0
+    assert info["player_pos"] == (x + 1, y)  # the step into lava became a noop; the next ran
+    assert "lava" in env.faults["m"]
+    _, _, term, _, _ = env.step(actions().index("move_left"))  # the policy's own step is its own
+    _, _, term, _, _ = env.step(actions().index("move_left"))
+    assert term and crafter.player.health <= 0
