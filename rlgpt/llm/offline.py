@@ -68,6 +68,9 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         info = data["make"][name]
         tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
         values |= {"stations": tuple(info["nearby"]), "uses": info["uses"], "action": ach}
+    elif ach == "eat_plant":
+        tpl = "tend"
+        doc = "Plant a sapling in a nook (grass walled on three sides), guard it, eat it ripe."
     elif ach == "wake_up":
         tpl, doc = "sleep", "Wall the player in if a stone face is near, then sleep until awake."
         values["max_energy"] = max_energy()

@@ -133,6 +133,13 @@ def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) ->
     return True
 
 
+def follow_path(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> Action:
+    """Walk a path of unit steps (as `route` returns), mining `dig` cells in the way and
+    fighting what attacks; returns True at its end, False when something blocks it. A
+    generator: `arrived = yield from follow_path(view, route(view, {(3, 0)}))`."""
+    return (yield from _follow(view, path, dig))
+
+
 def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
     """Walk next to the nearest `name` seen this episode (in view or remembered: a table left
     behind, water passed on the way) and face it, mining through `dig` materials (e.g.
@@ -375,6 +382,7 @@ SKILL_API: dict[str, Any] = {
     "approach": approach,
     "go_to": go_to,
     "route": route,
+    "follow_path": follow_path,
     "guard": guard,
     "keep_alive": keep_alive,
     "shelter": shelter,
