@@ -1,0 +1,270 @@
+"""Navigation for coded actions: paths over the view and its memory, walking, mining through
+what the pickaxe allows, exploring toward unseen cells, standing by stations; and `guard`, which
+every walk uses to fight back."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Generator
+from typing import Any
+
+from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+
+Action = Generator[str, None, Any]
+
+
+def _walk(view: ObsView, goals: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Shortest walkable path (unit steps) from the player onto any of `goals`, or None."""
+    r = view.radius
+    start = (0, 0)
+    prev: dict[tuple[int, int], tuple[int, int] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        if cur in goals:
+            steps: list[tuple[int, int]] = []
+            while prev[cur] is not None:
+                p = prev[cur]
+                assert p is not None
+                steps.append((cur[0] - p[0], cur[1] - p[1]))
+                cur = p
+            return steps[::-1]
+        for ox, oy in MOVES:
+            nxt = (cur[0] + ox, cur[1] + oy)
+            if nxt in prev or abs(nxt[0]) > r or abs(nxt[1]) > r:
+                continue
+            if view.at(*nxt) in WALKABLE:
+                prev[nxt] = cur
+                queue.append(nxt)
+    return None
+
+
+def path_to(view: ObsView, targets: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Shortest walkable path (a list of unit steps (dx, dy); MOVES[step] is the action) from
+    the player to a cell next to any of `targets`, or None. A plain function, not a generator."""
+    return _walk(view, {(tx + ox, ty + oy) for tx, ty in targets for ox, oy in MOVES})
+
+
+def approach(view: ObsView, name: str) -> Action:
+    """Walk next to the nearest reachable `name` (a material or creature) and face it; returns
+    True when facing it, False when none is visible or reachable. A generator: use it as
+    `reached = yield from approach(view, "tree")`."""
+    while view.facing_name != name:
+        targets = set(view.cells(name))
+        if not targets:
+            return False
+        adjacent = [t for t in targets if abs(t[0]) + abs(t[1]) == 1]
+        if adjacent:
+            yield MOVES[adjacent[0]]  # blocked target: this only turns the player
+            continue
+        path = path_to(view, targets)
+        if not path:
+            return False
+        if name not in ("zombie", "skeleton") and (yield from guard(view)):
+            continue
+        yield MOVES[path[0]]
+    return True
+
+
+def route(
+    view: ObsView, goals: set[tuple[int, int]], dig: tuple[str, ...] = ()
+) -> list[tuple[int, int]] | None:  # fmt: skip
+    """Cheapest path (unit steps (dx, dy)) from the player onto any of `goals`, over cells seen
+    this episode (view.remembered_at): walkable ones, and `dig` materials (e.g. ("stone",) with
+    a pickaxe), which cost 2 as they are mined on the way. Never through lava. None when no
+    goal is reachable. A plain function, not a generator."""
+    dig = tuple(d for d in dig if d != "lava")
+    dist: dict[tuple[int, int], int] = {(0, 0): 0}
+    prev: dict[tuple[int, int], tuple[int, int]] = {}
+    buckets: list[list[tuple[int, int]]] = [[(0, 0)]]
+    cost = 0
+    while cost < len(buckets):
+        for cur in buckets[cost]:
+            if dist[cur] != cost:
+                continue
+            if cur in goals:
+                steps = []
+                while cur in prev:
+                    p = prev[cur]
+                    steps.append((cur[0] - p[0], cur[1] - p[1]))
+                    cur = p
+                return steps[::-1]
+            for ox, oy in MOVES:
+                nxt = (cur[0] + ox, cur[1] + oy)
+                name = view.remembered_at(*nxt)
+                step = 1 if name in WALKABLE else 2 if name in dig else 0
+                if not step or dist.get(nxt, 1 << 30) <= cost + step:
+                    continue
+                dist[nxt], prev[nxt] = cost + step, cur
+                while len(buckets) <= cost + step:
+                    buckets.append([])
+                buckets[cost + step].append(nxt)
+        cost += 1
+    return None
+
+
+def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) -> Action:
+    """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
+    something unexpected blocks it (a creature, a changed cell)."""
+    for step in path:
+        if (yield from guard(view)):
+            return False  # it fought: the way may have changed
+        before = view.position
+        while view.at(*step) in dig and view.at(*step) != "lava":
+            if view.facing != step:
+                yield MOVES[step]  # blocked: this only turns
+            else:
+                yield "do"  # mined: it leaves a path
+        if view.at(*step) not in WALKABLE:
+            return False
+        yield MOVES[step]
+        if view.position == before:  # a creature stepped in, or the view has no position
+            return False
+    return True
+
+
+def follow_path(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> Action:
+    """Walk a path of unit steps (as `route` returns), mining `dig` cells in the way and
+    fighting what attacks; returns True at its end, False when something blocks it. A
+    generator: `arrived = yield from follow_path(view, route(view, {(3, 0)}))`."""
+    return (yield from _follow(view, path, dig))
+
+
+def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
+    """Walk next to the nearest `name` seen this episode (in view or remembered: a table left
+    behind, water passed on the way) and face it, mining through `dig` materials (e.g.
+    ("stone",) once a wood pickaxe is held). Returns True when facing it, False when none was
+    seen or none is reachable. A generator: `ok = yield from go_to(view, "table", ("stone",))`."""
+    for _ in range(4):  # re-plans when a creature or a change blocks the way
+        if view.facing_name == name:
+            return True
+        adjacent = [d for d in MOVES if view.at(*d) == name]
+        if adjacent:
+            yield MOVES[adjacent[0]]  # a blocked target: this only turns
+            continue
+        targets = view.cells(name) or view.remembered(name)
+        goals = {(tx + ox, ty + oy) for tx, ty in targets[:64] for ox, oy in MOVES}
+        path = route(view, goals, dig)
+        if not path:
+            return False
+        yield from _follow(view, path, dig)
+    return view.facing_name == name
+
+
+def explore(view: ObsView, steps: int = 8, dig: tuple[str, ...] = ()) -> Action:
+    """Walk up to `steps` cells toward the nearest place not yet seen this episode (through
+    `dig` materials too, mining them); without a memory, straight ahead, turning to the open
+    direction that leads farthest when blocked. Always yields at least one action when
+    steps > 0. A generator: use it as `yield from explore(view, 8)`."""
+    frontier = _frontier(view, dig)
+    if frontier:
+        done = yield from _follow(view, frontier[:steps], dig)
+        if done:
+            return None
+    for _ in range(steps if not frontier else 1):
+        if view.at(*view.facing) in WALKABLE:
+            yield MOVES[view.facing]
+            continue
+        best, reach = None, 0
+        for d in MOVES:
+            n = 0
+            while n < view.radius and view.at(d[0] * (n + 1), d[1] * (n + 1)) in WALKABLE:
+                n += 1
+            if n > reach and d != (-view.facing[0], -view.facing[1]):
+                best, reach = d, n
+        if best is None:  # only the way back is open, or nothing: turn (always yield)
+            back = (-view.facing[0], -view.facing[1])
+            best = back if view.at(*back) in WALKABLE else (view.facing[1], -view.facing[0])
+        yield MOVES[best]
+    return None
+
+
+def _frontier(view: ObsView, dig: tuple[str, ...]) -> list[tuple[int, int]] | None:
+    """A path to the nearest seen cell that borders an unseen one (None without memory)."""
+    r = view.radius
+    if all(view.remembered_at(ox * (r + 1), oy * (r + 1)) == "none" for ox, oy in MOVES):
+        return None  # no memory (or a world no larger than the view)
+    edge = {
+        (x, y)
+        for x in range(-4 * r, 4 * r + 1)
+        for y in range(-4 * r, 4 * r + 1)
+        if max(abs(x), abs(y)) > r
+        and view.remembered_at(x, y) in WALKABLE + tuple(dig)
+        and any(view.remembered_at(x + ox, y + oy) == "unknown" for ox, oy in MOVES)
+    }
+    return route(view, edge, dig) if edge else None
+
+
+def face_free(
+    view: ObsView, kinds: tuple[str, ...] = WALKABLE, near: tuple[str, ...] = ()
+) -> Action:  # fmt: skip
+    """Face an adjacent cell of one of `kinds` (moving toward a walkable one steps onto it, so
+    the player then faces the cell beyond); with `near` (e.g. ("table",)), prefers a step that
+    keeps the player within one cell of each of them. Explores 2 steps when none is adjacent.
+    Returns True when it found one. A generator: `ok = yield from face_free(view, ("grass",))`."""
+    groups = [view.cells(n) for n in near]
+    fallback = None
+    for d, move in MOVES.items():
+        if view.at(*d) in kinds and view.at(*d) != "none":
+            if view.facing == d:
+                return True
+            if view.at(*d) in WALKABLE and not all(_within_one(d, g) for g in groups):
+                fallback = fallback or move  # stepping there leaves the stations behind
+                continue
+            yield move  # a walkable cell: the player steps onto it
+            return True
+    if fallback is not None:
+        yield fallback
+        return True
+    yield from explore(view, 2)
+    return False
+
+
+def _within_one(cell: tuple[int, int], spots: list[tuple[int, int]]) -> bool:
+    return any(max(abs(cell[0] - x), abs(cell[1] - y)) <= 1 for x, y in spots)
+
+
+def stand_near(view: ObsView, names: tuple[str, ...], dig: tuple[str, ...] = ()) -> Action:
+    """Walk to a cell within one cell (diagonals count) of one of each of `names`, as making
+    an item needs (e.g. ("table", "furnace")); one seen earlier this episode and out of view
+    now is walked back to (mining through `dig`). Returns True when there, False when one was
+    never seen or no such cell is reachable. A generator: use it as
+    `near = yield from stand_near(view, ("table",))`."""
+    for _ in range(len(names) + 2):
+        groups = [view.cells(name) for name in names]
+        missing = [n for n, g in zip(names, groups, strict=True) if not g]
+        if not missing:
+            break
+        if not (yield from go_to(view, missing[0], dig)):
+            return False
+    while True:
+        groups = [view.cells(name) for name in names]
+        if not all(groups):
+            return False
+        if all(_within_one((0, 0), g) for g in groups):
+            return True
+        r = view.radius
+        spots = {
+            (x, y)
+            for x in range(-r, r + 1)
+            for y in range(-r, r + 1)
+            if view.at(x, y) in WALKABLE and all(_within_one((x, y), g) for g in groups)
+        }
+        path = _walk(view, spots)
+        if not path:
+            return False
+        if not (yield from guard(view)):
+            yield MOVES[path[0]]
+
+
+def guard(view: ObsView) -> Action:
+    """If a zombie or skeleton is next to the player, face it and hit it until it is gone.
+    Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
+    fought = False
+    for _ in range(30):
+        foes = [d for d in MOVES if view.at(*d) in ("zombie", "skeleton")]
+        if not foes:
+            break
+        fought = True
+        yield "do" if view.facing == foes[0] else MOVES[foes[0]]
+    return fought

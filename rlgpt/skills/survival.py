@@ -1,0 +1,105 @@
+"""Survival for coded actions in long episodes: drink, eat, sleep, and a sealed room for the
+night (crafter's zombies come out on grass when it is dark)."""
+
+from __future__ import annotations
+
+from rlgpt.skills.navigate import Action, _follow, approach, go_to, route
+from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+
+
+def _sealed(view: ObsView) -> bool:
+    """The player stands in a closed room of at most three walkable cells."""
+    seen, todo = {(0, 0)}, [(0, 0)]
+    while todo:
+        cur = todo.pop()
+        for ox, oy in MOVES:
+            nxt = (cur[0] + ox, cur[1] + oy)
+            if nxt not in seen and view.at(*nxt) in WALKABLE + ("none",):
+                seen.add(nxt)
+                todo.append(nxt)
+                if len(seen) > 3:
+                    return False
+    return True
+
+
+def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
+    """Wall the player in for the night: walk to the nearest stone face seen this episode
+    (through `dig` materials), mine a two-cell room into it, step back into its first cell
+    and seal the way in with a stone. Needs a wood pickaxe. Returns True when the player is
+    walled in (already, or now), False when no stone face was seen. A generator:
+    `safe = yield from shelter(view)`."""
+    if _sealed(view):
+        return True
+    if view.inventory["wood_pickaxe"] < 1:
+        return False
+    for _ in range(3):
+        faces = [d for d in MOVES if _pocket_at(view, (0, 0), d)]
+        if faces:
+            break
+        reach = 3 * view.radius
+        spots = {
+            (x, y)
+            for x in range(-reach, reach + 1)
+            for y in range(-reach, reach + 1)
+            if view.remembered_at(x, y) in WALKABLE
+            and any(_pocket_at(view, (x, y), d) for d in MOVES)
+        }  # fmt: skip
+        path = route(view, spots, dig) if spots else None
+        if not path:
+            return False
+        yield from _follow(view, path, dig)
+    else:
+        return False
+    d = faces[0]
+    for _ in range(2):  # mine the first cell, step in, mine the second
+        while view.at(*d) == "stone":
+            yield MOVES[d] if view.facing != d else "do"
+        yield MOVES[d]
+    back = (-d[0], -d[1])
+    yield MOVES[back]  # steps back into the first cell, facing the way in
+    while view.at(*back) in WALKABLE and view.inventory["stone"] > 0:
+        yield "place_stone"
+    return _sealed(view)
+
+
+_OPEN = (*WALKABLE, "lava", "none", "unknown", "zombie", "skeleton")
+
+
+def _pocket_at(view: ObsView, c: tuple[int, int], d: tuple[int, int]) -> bool:
+    """Cells c+d and c+2d are stone and every other neighbour of both is closed: mined, they
+    make a two-cell room whose only way in is c."""
+    a, b = (c[0] + d[0], c[1] + d[1]), (c[0] + 2 * d[0], c[1] + 2 * d[1])
+    if view.remembered_at(*a) != "stone" or view.remembered_at(*b) != "stone":
+        return False
+    walls = {(e[0] + ox, e[1] + oy) for e in (a, b) for ox, oy in MOVES} - {a, b, c}
+    return all(view.remembered_at(*w) not in _OPEN for w in walls)
+
+
+def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
+    """Drink when drink < 4 and water was seen, eat a cow in view when food < 4, at night wall
+    the player in (shelter) and sleep or wait there until it is light, sleep when energy < 2
+    (until rested or hurt). Returns True if it did any of these. A generator:
+    `yield from keep_alive(view)` at the start of a long action keeps the player alive."""
+    acted = False
+    thirsty = view.inventory["drink"] < 4 and (view.cells("water") or view.remembered("water"))
+    if thirsty and (yield from go_to(view, "water", dig)):
+        while view.inventory["drink"] < 9 and view.facing_name == "water":
+            yield "do"
+            acted = True
+    if view.inventory["food"] < 4 and view.cells("cow"):
+        eaten = view.achievements["eat_cow"]
+        for _ in range(40):
+            if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
+                break
+            yield "do"
+            acted = True
+    if view.daylight < 0.45 and (yield from shelter(view, dig)):  # night: wait, walled in
+        while view.daylight < 0.7 and _sealed(view):
+            yield "sleep" if view.inventory["energy"] < 9 else "noop"
+            acted = True
+    if view.inventory["energy"] < 2 and not view.cells("zombie"):
+        health = view.inventory["health"]
+        while view.inventory["energy"] < 9 and view.inventory["health"] >= health:
+            yield "sleep"
+        acted = True
+    return acted
