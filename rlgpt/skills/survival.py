@@ -62,7 +62,7 @@ def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
     return _sealed(view)
 
 
-_OPEN = (*WALKABLE, "lava", "none", "unknown", "zombie", "skeleton")
+_OPEN = (*WALKABLE, "lava", "none", "zombie", "skeleton")  # unseen cells count as closed
 
 
 def _pocket_at(view: ObsView, c: tuple[int, int], d: tuple[int, int]) -> bool:

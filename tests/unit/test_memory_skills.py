@@ -123,3 +123,32 @@ def test_guard_fights_an_adjacent_zombie_until_it_is_gone(env):
     taken, fought = _drive(env, view, guard(view))
     assert fought and taken[0] == "move_right" and taken.count("do") == 5
     assert zombie not in set(env.world.objects)
+
+
+def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
+    from rlgpt.skills.survival import _sealed
+
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(3, 9):  # a block of stone to the right, in view
+        for dy in range(-4, 5):
+            env.world[(x + dx, y + dy)] = "stone"
+    env.player.inventory["wood_pickaxe"] = 1
+    env._env._world.daylight = 0.1
+    env.refresh()
+    view = _view(env)
+    index = {a: i for i, a in enumerate(actions())}
+    gen = keep_alive(view)
+    taken = []
+    for _ in range(40):  # walk over, mine the room, step back, seal it
+        act = next(gen)
+        taken.append(act)
+        env.step(index[act])
+        env._env._world.daylight = 0.1  # keep it night for the test
+        view.update(view_state(env, env.last_info))
+        if act in ("sleep", "noop") and _sealed(view):
+            break
+    assert "place_stone" in taken and taken.count("do") >= 2
+    assert _sealed(view), taken
+    mats = {env.world[(int(env.player.pos[0]) + dx, int(env.player.pos[1]) + dy)][0]
+            for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1))}  # fmt: skip
+    assert "grass" not in mats  # no way in from the plain
