@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 
@@ -31,6 +33,7 @@ def test_ppo_throughput_reports_rates_ratio_and_memory():
     assert out["peak_rss_mib"] > 50 and out["rlgpt_samples_per_s"] > 0
 
 
+@pytest.mark.slow  # a minute of PPO in four processes; the default suite stays near 10 minutes
 def test_sandbox_overhead_reports_latency_and_rates():
     out = _last_json(["benchmarks/sandbox_overhead.py", "--samples", "600", "--rounds", "1"])
     assert out["round_trip_us_bwrap"] > 0 and out["validation_s_per_action"] > 0
