@@ -171,8 +171,8 @@ def default_run(task: str, out: Path) -> dict[str, Any]:
             "wall_s": round(time.perf_counter() - t0, 1)}  # fmt: skip
 
 
-def sweep_stone_tier(jobs: int, out: Path) -> None:
-    tasks = stone_tier()
+def sweep_stone_tier(jobs: int, out: Path, only: list[str] | None = None) -> None:
+    tasks = [t for t in stone_tier() if not only or t in only]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         rows = list(pool.map(lambda t: default_run(t, out / f"default-{t}"), tasks))
     print(f"{'task':20} {'success':>8} {'iters':>6} {'samples':>9} {'wall_s':>7}")
@@ -218,7 +218,8 @@ def main() -> None:
                     help="instead: the default command on every stone-tier task")  # fmt: skip
     args = ap.parse_args()
     if args.stone_tier:
-        sweep_stone_tier(args.jobs, Path(args.out).resolve())
+        only = args.tasks.split(",") if args.tasks != ",".join(BUDGETS) else None
+        sweep_stone_tier(args.jobs, Path(args.out).resolve(), only)
         return
     if args.one:
         kind, task, seed, episodes, scale, out = args.one
