@@ -2,6 +2,7 @@
 
 For each task and seed, measured in one invocation:
   oracle  the whole-map planner (rlgpt/envs/oracle.py): the ceiling the step limit allows;
+  script  the reference coded actions called in plan order, without learning: the skills alone;
   ppo     SB3 PPO on the 17 primitive actions, the same reward shaping (every plan step's
           achievement up to its count, a bonus on success, -1 on death), the same budget;
   rlgpt   the full loop with the offline author (`rlgpt run`), the same budget in all.
@@ -55,6 +56,41 @@ def oracle(task: str, seed: int, episodes: int) -> dict[str, Any]:
         "samples": 0,
         "wall_s": round(time.perf_counter() - t0, 1),
     }
+
+
+def scripted(task: str, seed: int, episodes: int) -> dict[str, Any]:
+    """The reference coded actions called in plan order, no learning: how far the skills
+    themselves get (between the oracle's ceiling and what a policy learns to do with them)."""
+    from rlgpt.envs.planner import plan_steps
+    from rlgpt.envs.recipes import actions
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.offline import write_action
+    from rlgpt.messages import RLConfig
+    from rlgpt.rl.envs import make_env
+    from rlgpt.rl.evaluate import EVAL_SEED_BASE
+
+    spec = get_task(task)
+    plan = plan_steps(spec.achievement)
+    coded = [write_action(a, 200 if a.startswith("collect") else 80) for a, _ in plan]
+    cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1)
+    env = make_env(spec, cfg, coded, seed, 4, 80)
+    n_prim, t0, wins, deaths, steps_all = len(actions()), time.perf_counter(), 0, 0, []
+    try:
+        for ep in range(episodes):
+            _, info = env.reset(seed=EVAL_SEED_BASE + seed * 10_000 + ep)
+            steps, term, trunc = 0, False, False
+            while not (term or trunc):
+                todo = [a for a, n in plan if info["achievements"].get(a, 0) < n] or [plan[-1][0]]
+                _, _, term, trunc, info = env.step(n_prim + env.names.index(todo[0]))
+                steps += info["primitive_steps"]
+            wins += bool(info["success"])
+            deaths += bool(term and not info["success"])
+            steps_all.append(steps)
+    finally:
+        env.close()
+    return {"success": wins / episodes, "mean_steps": statistics.fmean(steps_all),
+            "deaths": deaths / episodes, "samples": 0,
+            "wall_s": round(time.perf_counter() - t0, 1)}  # fmt: skip
 
 
 def ppo(task: str, seed: int, budget: int, episodes: int, out: Path) -> dict[str, Any]:
@@ -210,7 +246,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--episodes", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--agents", default="oracle,ppo,rlgpt")
+    ap.add_argument("--agents", default="oracle,script,ppo,rlgpt")
     ap.add_argument("--scale", type=float, default=1.0, help="budget factor (quick checks)")
     ap.add_argument("--out", default="benchmarks/out/tech_tree")
     ap.add_argument("--one", nargs=6, metavar=("KIND", "TASK", "SEED", "EPISODES", "SCALE", "OUT"))
@@ -241,11 +277,13 @@ def main() -> None:
         t: {a: [] for a in agents} for t in tasks
     }
     t0 = time.perf_counter()
-    if "oracle" in agents:
-        for task in tasks:
-            for seed in range(args.seeds):
-                results[task]["oracle"].append(oracle(task, seed, args.episodes))
-    jobs = [(k, t, s) for t in tasks for s in range(args.seeds) for k in agents if k != "oracle"]
+    for kind, play in (("oracle", oracle), ("script", scripted)):
+        if kind in agents:
+            for task in tasks:
+                for seed in range(args.seeds):
+                    results[task][kind].append(play(task, seed, args.episodes))
+    jobs = [(k, t, s) for t in tasks for s in range(args.seeds) for k in agents
+            if k in ("ppo", "rlgpt")]  # fmt: skip
     done = 0
 
     def run(job: tuple[str, str, int]) -> None:

@@ -49,12 +49,14 @@ def test_validation_benchmark_reports_time_per_action_and_the_baseline():
     assert abs(out["ratio"] - out["mean_s_per_action"] / out["baseline_mean_s_per_action"]) < 0.05
 
 
-def test_tech_tree_measures_the_oracle_and_pure_ppo_on_the_same_seeds(tmp_path):
+def test_tech_tree_measures_the_oracle_the_skills_and_pure_ppo_on_the_same_seeds(tmp_path):
     out = _last_json([
         "benchmarks/tech_tree.py", "--tasks", "make_stone_pickaxe", "--seeds", "1",
-        "--episodes", "3", "--scale", "0.01", "--agents", "oracle,ppo", "--out", str(tmp_path),
+        "--episodes", "3", "--scale", "0.01", "--agents", "oracle,script,ppo",
+        "--out", str(tmp_path),
     ])  # fmt: skip
     row = out["tasks"]["make_stone_pickaxe"]
     assert row["oracle"]["success"] == 1.0  # the whole-map planner always gets there
+    assert row["script"]["success"] >= 2 / 3  # the reference skills in plan order
     assert row["ppo"]["samples"] >= 1980 and 0.0 <= row["ppo"]["success"] <= 1.0
     assert (out["episodes"], out["seeds"]) == (3, 1)
