@@ -176,6 +176,10 @@ def _mlflow_runs(root: Path, run_id: str) -> list:
     return c.search_runs([exp.experiment_id], filter_string=f"tags.`rlgpt.run_id` = '{run_id}'")
 
 
+def _foreground() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_3_5_8_9_interrupt_resume_and_mlflow_follow_disk(project):
     root, env = project
     data = yaml.safe_load((root / "params.yaml").read_text())
@@ -183,9 +187,11 @@ def test_3_5_8_9_interrupt_resume_and_mlflow_follow_disk(project):
     data["run"]["iterations"] = 1
     (root / "params.yaml").write_text(yaml.safe_dump(data))
     outside = _snapshot(root, skip=root / "runs" / "r")
+    # a foreground run, as in a terminal: a test runner started in the background (`cmd &`)
+    # hands its children SIGINT ignored, and Python then keeps it ignored
     proc = subprocess.Popen([rlgpt_exe(), "run", "--run-id", "r", "--quiet"], cwd=root, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
+                            start_new_session=True, preexec_fn=_foreground)  # fmt: skip
     log = root / "runs" / "r" / "stage_log.jsonl"
     deadline = time.monotonic() + 300
     while not (log.exists() and '"train"' in log.read_text()):
