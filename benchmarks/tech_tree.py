@@ -255,6 +255,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.stone_tier:
         only = args.tasks.split(",") if args.tasks != ",".join(BUDGETS) else None
+        outside = sorted(set(only or []) - set(stone_tier()))
+        if outside:
+            sys.exit(f"tech_tree: not stone-tier task(s) {outside}; choose from {stone_tier()}")
         sweep_stone_tier(args.jobs, Path(args.out).resolve(), only)
         return
     if args.one:

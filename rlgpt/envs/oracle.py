@@ -174,8 +174,9 @@ class Oracle:
                     return "do" if tuple(self._player.facing) == d else _MOVES[d]
                 if kind == "zombie" and max(abs(d[0]), abs(d[1])) == 1:
                     return "noop"  # diagonal: it steps next to the player, then it is hit
-        if inv["drink"] < _THIRSTY and self._cells("water"):
-            return self._toward(self._cells("water"), "do")
+        water = self._cells("water") if inv["drink"] < _THIRSTY else []
+        if water:
+            return self._toward(water, "do")
         if inv["food"] < _HUNGRY and self._creatures("cow"):
             return self._toward(self._creatures("cow"), "do")
         if inv["energy"] < _TIRED:
@@ -203,7 +204,7 @@ class Oracle:
                 if inv[item] < n:
                     return self._obtain(item, n)
             placed = [st for st in ("table", "furnace") if st != name and self._cells(st)]
-            if kind == "place" and name in ("table", "furnace") and placed:
+            if name in ("table", "furnace") and placed:
                 walk = self._stand_near([placed[0]])  # stations side by side
                 if walk is not None:
                     return walk

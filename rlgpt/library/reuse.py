@@ -25,11 +25,12 @@ def retrieve(
 ) -> dict[str, tuple[SkillEntry, CodedAction]]:  # fmt: skip
     """The best validated library version of each coded sub-action not in `skip`."""
     lib = SkillLibrary(root)
+    manifest = lib.manifest()
     found: dict[str, tuple[SkillEntry, CodedAction]] = {}
     for sub in dec.sub_actions:
         if sub.mode != "code" or sub.name in skip:
             continue
-        entry = lib.best(sub.name)
+        entry = lib.best(sub.name, manifest)
         if entry is None:
             continue
         try:

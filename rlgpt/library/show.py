@@ -13,12 +13,13 @@ def _when(t: float) -> str:
 
 
 def list_skills(lib: SkillLibrary) -> str:
-    skills = lib.manifest().skills
+    manifest = lib.manifest()
+    skills = manifest.skills
     if not skills:
         return f"the skill library at {lib.root} is empty (runs add validated actions to it)"
     lines = [f"{'skill':22} {'versions':>8} {'best':>5} {'reach':>6} {'runs':>5}  first written by"]
     for name in sorted(skills):
-        best = lib.best(name)
+        best = lib.best(name, manifest)
         first = skills[name][0].origin
         runs = len({s.run_id for e in skills[name] for s in e.stats})
         lines.append(

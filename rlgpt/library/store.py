@@ -110,16 +110,23 @@ class SkillLibrary:
     def versions(self, name: str) -> list[SkillEntry]:
         return list(self.manifest().skills.get(name, []))
 
-    def best(self, name: str) -> SkillEntry | None:
+    def best(self, name: str, manifest: Manifest | None = None) -> SkillEntry | None:
         """The version to reuse: validated, most reached in training, newest on a tie; a
-        version never trained with comes after every one that was."""
-        ok = [e for e in self.versions(name) if e.validation.get("ok")]
+        version never trained with comes after every one that was. Pass `manifest` when
+        asking for several names, so the file is read once."""
+        entries = (manifest or self.manifest()).skills.get(name, [])
+        ok = [e for e in entries if e.validation.get("ok")]
         if not ok:
             return None
         return max(ok, key=lambda e: (bool(e.stats), e.mean_reach(), e.version))
 
     def verify(self, entry: SkillEntry) -> CodedAction:
-        """The entry's code, checked against its recorded hash."""
+        """The entry's code, checked against its recorded hash; its file must lie inside the
+        library (the manifest is a file anyone can edit)."""
+        root = self.root.resolve()
+        if not (root / entry.file).resolve().is_relative_to(root):
+            raise UserError(f"skill library entry {entry.name} v{entry.version} points outside "
+                            f"{self.root}: {entry.file}")  # fmt: skip
         action = entry.coded_action(self.root)
         if source_hash(action.source) != entry.source_hash:
             raise UserError(f"skill library file {self.root / entry.file} does not match its "

@@ -69,6 +69,7 @@ class ObsView:
         self._area = (0, 0)
         self._daylight = 1.0
         self._memory = bytearray()  # material id per world cell (x-major) seen this episode
+        self._pending: list[tuple[tuple[int, int], bytes | list[int], int]] = []
         self._objects_from = self._ids.get("player", len(self._names))
 
     def update(self, state: dict[str, Any]) -> None:
@@ -96,19 +97,27 @@ class ObsView:
         if "memory" in state:
             self._memory = bytearray.fromhex(state["memory"])
             self._area = (int(state["area"][0]), int(state["area"][1]))
+            self._pending = []
         if "pos" in state:
             self._pos = (int(state["pos"][0]), int(state["pos"][1]))
-            self._remember()
+            if self._memory:  # written into the memory when it is next read, not every step
+                self._pending.append((self._pos, self._flat, self._side))
+                if len(self._pending) > 512:
+                    self._remember()
 
     def _remember(self) -> None:
-        side, r, (px, py), (w, h) = self._side, self._radius, self._pos, self._area
-        memory, objects = self._memory, self._objects_from
+        """Write the windows seen since the memory was last read into it."""
+        (w, h), memory, objects = self._area, self._memory, self._objects_from
         if len(memory) != w * h:
+            self._pending = []
             return
-        for i, v in enumerate(self._flat):
-            x, y = px + i // side - r, py + i % side - r
-            if 0 < v < objects and 0 <= x < w and 0 <= y < h:  # creatures move: materials only
-                memory[x * h + y] = v
+        for (px, py), flat, side in self._pending:
+            r = side // 2
+            for i, v in enumerate(flat):
+                x, y = px + i // side - r, py + i % side - r
+                if 0 < v < objects and 0 <= x < w and 0 <= y < h:  # materials: creatures move
+                    memory[x * h + y] = v
+        self._pending = []
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # copy, pickle and friends probe for these
@@ -192,6 +201,8 @@ class ObsView:
         episode (whatever acted then), in view or not, nearest (Manhattan) first; [] when never
         seen."""
         want, (px, py), h = self._check_name(name), self._pos, self._area[1]
+        if self._pending:
+            self._remember()
         found = [(i // h - px, i % h - py) for i, v in enumerate(self._memory) if v == want]
         return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
 
@@ -202,6 +213,8 @@ class ObsView:
         r = self._radius
         if abs(dx) <= r and abs(dy) <= r:
             return self.at(dx, dy)
+        if self._pending:
+            self._remember()
         (w, h), x, y = self._area, self._pos[0] + dx, self._pos[1] + dy
         if len(self._memory) != w * h or not (0 <= x < w and 0 <= y < h):
             return "none"
