@@ -61,8 +61,7 @@ def oracle(task: str, seed: int, episodes: int) -> dict[str, Any]:
 def scripted(task: str, seed: int, episodes: int) -> dict[str, Any]:
     """The reference coded actions called in plan order, no learning: how far the skills
     themselves get (between the oracle's ceiling and what a policy learns to do with them)."""
-    from rlgpt.envs.planner import plan_steps
-    from rlgpt.envs.recipes import actions
+    from rlgpt.envs.planner import climb_steps
     from rlgpt.envs.tasks import get_task
     from rlgpt.llm.offline import write_action
     from rlgpt.messages import RLConfig
@@ -70,18 +69,18 @@ def scripted(task: str, seed: int, episodes: int) -> dict[str, Any]:
     from rlgpt.rl.evaluate import EVAL_SEED_BASE
 
     spec = get_task(task)
-    plan = plan_steps(spec.achievement)
+    plan = climb_steps(spec.achievement)
     coded = [write_action(a, 200 if a.startswith("collect") else 80) for a, _ in plan]
     cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1)
     env = make_env(spec, cfg, coded, seed, 4, 80)
-    n_prim, t0, wins, deaths, steps_all = len(actions()), time.perf_counter(), 0, 0, []
+    t0, wins, deaths, steps_all = time.perf_counter(), 0, 0, []
     try:
         for ep in range(episodes):
             _, info = env.reset(seed=EVAL_SEED_BASE + seed * 10_000 + ep)
             steps, term, trunc = 0, False, False
             while not (term or trunc):
                 todo = [a for a, n in plan if info["achievements"].get(a, 0) < n] or [plan[-1][0]]
-                _, _, term, trunc, info = env.step(n_prim + env.names.index(todo[0]))
+                _, _, term, trunc, info = env.step(env.index_of(todo[0]))
                 steps += info["primitive_steps"]
             wins += bool(info["success"])
             deaths += bool(term and not info["success"])
@@ -96,7 +95,7 @@ def scripted(task: str, seed: int, episodes: int) -> dict[str, Any]:
 def ppo(task: str, seed: int, budget: int, episodes: int, out: Path) -> dict[str, Any]:
     """Pure PPO on primitives, with the project's training settings and reward shaping."""
     from rlgpt.config import EvalParams, load_params
-    from rlgpt.envs.planner import effect_of, plan_steps, precondition_of
+    from rlgpt.envs.planner import climb_steps, effect_of, precondition_of
     from rlgpt.envs.tasks import get_task
     from rlgpt.messages import Decomposition, RewardTerm, RLConfig, SubAction
     from rlgpt.rl.evaluate import evaluate
@@ -104,7 +103,7 @@ def ppo(task: str, seed: int, budget: int, episodes: int, out: Path) -> dict[str
 
     params = load_params(ROOT / "params.yaml")
     spec = get_task(task)
-    steps = plan_steps(spec.achievement)
+    steps = climb_steps(spec.achievement)
     cfg = RLConfig(
         macro_actions=[], sample_budget=budget, ppo=params.train.ppo,
         reward_terms=[RewardTerm(achievement=a, weight=1.0, cap=n) for a, n in steps],

@@ -11,6 +11,7 @@ from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.summary import IterationSummary, RunSummary, table_header, table_row
 from rlgpt.llm.base import BudgetExceeded
 from rlgpt.messages import CodedAction, Critique, Decomposition
+from rlgpt.rl.train import TrainResult
 from tasks import stages, tracking
 
 
@@ -31,8 +32,10 @@ def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: floa
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
     critique: Critique | None, its: list[IterationSummary], emit: bool, t0: float,
+    trained: list[TrainResult],
 ) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
-    """Fast-agent rounds on one decomposition; returns the last iteration's critique."""
+    """Fast-agent rounds on one decomposition; returns the last iteration's critique. Each
+    training is appended to `trained` (the next one may continue its policy)."""
     p = ctx.params
     # code feedback left over when the last inner loop ran out of rounds still applies
     feedback = dict(critique.fast_feedback) if critique else {}
@@ -47,12 +50,13 @@ def _inner_loop(
             report = stages.validate(ctx, k, coded)
         usable = report.passed(coded)  # nothing that failed validation reaches training
         cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable])
-        trained = stages.train(ctx, k, cfg, usable)
-        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, trained)
+        previous = trained[-1] if trained and p.train.warm_start else None
+        trained.append(stages.train(ctx, k, cfg, usable, previous))
+        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, trained[-1])
         verdict = stages.critique(ctx, k, dec, report, evaluation)
         stages.record_skills(ctx, k, dec, coded, report, evaluation)
         it = stages.summarize_iteration(
-            ctx, k, outer, inner, dec, report, evaluation, verdict, trained
+            ctx, k, outer, inner, dec, report, evaluation, verdict, trained[-1]
         )
         its.append(it)
         if emit:
@@ -74,6 +78,7 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     dec: Decomposition | None = None
     critique: Critique | None = None
     coded: list[CodedAction] = []
+    trained: list[TrainResult] = []
     k, outer, status = 0, 0, "FAILED"
     if emit:
         print(table_header(), flush=True)
@@ -81,7 +86,9 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
         while k < ctx.params.run.iterations:
             outer += 1
             dec = stages.decompose(ctx, k + 1, dec, critique)
-            k, coded, critique = _inner_loop(ctx, k, outer, dec, coded, critique, its, emit, t0)
+            k, coded, critique = _inner_loop(
+                ctx, k, outer, dec, coded, critique, its, emit, t0, trained
+            )
             if critique.verdict == "success":
                 break
         status = "FINISHED"

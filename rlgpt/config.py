@@ -99,6 +99,11 @@ class TrainParams(_Section):
     checkpoint_every: int = Field(
         default=20_000, ge=0, description="Samples between training checkpoints (0: none)."
     )
+    warm_start: bool = Field(
+        default=True,
+        description="Continue the previous iteration's policy when the action space (actions, "
+        "observation, network) is the same; false trains every iteration from scratch.",
+    )
 
 
 class EvalParams(_Section):

@@ -105,10 +105,23 @@ class RLConfig(Message):
     no_effect_penalty: float = Field(
         default=0.3, ge=0, description="Charged when a coded action changes nothing."
     )
+    primitive_actions: list[str] | None = Field(
+        default=None,
+        description="Crafter's primitive actions kept in the action space (null: all 17; [] "
+        "when every sub-action is coded and the policy only chooses among them).",
+    )
     observation: Literal["symbolic", "image"] = "symbolic"
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     sample_budget: int = Field(gt=0, description="Primitive env steps of training.")
     reasoning: str = ""
+
+    def content_hash(self) -> str:
+        """As Message's, without `primitive_actions` while it is null (the hash of every
+        config written before the field existed stays the same)."""
+        dump = self.model_dump(mode="json")
+        if dump["primitive_actions"] is None:
+            del dump["primitive_actions"]
+        return hashlib.sha256(json.dumps(dump, sort_keys=True).encode()).hexdigest()
 
 
 class Scenario(Message):

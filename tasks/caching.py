@@ -16,9 +16,15 @@ from rlgpt.lineage.stages import log_start, record_stage, stage_key, verified
 RESULTS_DIR = ".prefect-results"  # PREFECT_LOCAL_STORAGE_PATH is runs/<id>/.prefect-results
 
 
+# Inputs added to a stage after runs were recorded: left out of its key while unset, so that
+# resuming such a run still finds its results.
+_LATER_INPUTS = frozenset({"previous"})
+
+
 def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
     """Where runs live and where they are tracked are not inputs of a stage: a resume with
     `--runs-dir` spelled another way (or another tracking store) finds the same results."""
+    inputs = {n: v for n, v in inputs.items() if not (n in _LATER_INPUTS and v is None)}
     p = ctx.params
     params = p.model_dump(
         mode="json", exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}}

@@ -140,13 +140,18 @@ def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) 
 
 
 @stage("train", retries=1)
-def train(ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction]) -> TrainResult:
-    key = begin(ctx, "train", k=k, cfg=cfg, coded=coded)
+def train(
+    ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction],
+    previous: TrainResult | None = None,
+) -> TrainResult:  # fmt: skip
+    """PPO on the enlarged action space; with `previous` (train.warm_start), it continues the
+    last iteration's policy when the action space is the same."""
+    key = begin(ctx, "train", k=k, cfg=cfg, coded=coded, previous=previous)
     seed = ctx.params.run.seed + k
     out = ctx.layout.train_dir(k)
     result = run_training(
         ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
-        ctx.params.sandbox,
+        ctx.params.sandbox, previous,
     )  # fmt: skip
     files = [Path(result.checkpoint), write_model(out / "train.json", result)]
     finish(ctx, "train", key, files)

@@ -128,7 +128,20 @@ class FastAgent(Agent):
             cfg = cfg.model_copy(
                 update={"macro_actions": [m for m in cfg.macro_actions if m in coded]}
             )
-        return cfg
+        return cfg.model_copy(update={"primitive_actions": kept_primitives(cfg, dec)})
+
+
+def kept_primitives(cfg: RLConfig, dec: Decomposition) -> list[str] | None:
+    """The primitives the action space keeps: the model's choice, without names crafter does
+    not have, and all 17 (None) while a sub-action is not inserted (RL must reach it) or when
+    nothing would be left to choose."""
+    if cfg.primitive_actions is None:
+        return None
+    known = [p for p in cfg.primitive_actions if p in actions()]
+    uncovered = [s.name for s in dec.sub_actions if s.name not in cfg.macro_actions]
+    if uncovered or not (known or cfg.macro_actions):
+        return None
+    return known
 
 
 class CriticAgent(Agent):

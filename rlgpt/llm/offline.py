@@ -11,7 +11,7 @@ import json
 import time
 from typing import Any
 
-from rlgpt.envs.planner import effect_of, plan_steps, precondition_of, survival_steps
+from rlgpt.envs.planner import climb_steps, effect_of, is_long, precondition_of, survival_steps
 from rlgpt.envs.preconditions import max_energy, requirement
 from rlgpt.envs.recipes import game_data
 from rlgpt.llm.base import LLMReply, LLMRequest
@@ -79,7 +79,9 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         if req is None or req.target is None:
             raise ValueError(f"no target for {ach}")
         tpl, doc = "interact", f"Walk to the nearest {req.target} and hit it until '{ach}' rises."
-        values |= {"target": req.target, "requires": req.items}
+        # a target that needs a tool lies in the mountains: search there (no zombies spawn)
+        prefer = ("stone", "path") if req.items else ()
+        values |= {"target": req.target, "requires": req.items, "prefer": prefer}
     source = template(tpl).substitute(values | {"doc": doc})
     return CodedAction(name=ach, docstring=doc, source=source, step_budget=step_budget)
 
@@ -131,8 +133,11 @@ class OfflineAuthor:
         prev_modes = {s["name"]: s["mode"] for s in previous["sub_actions"]} if previous else {}
         switch = _to_code(critique)
         subs = []
-        for ach, count in plan_steps(task["achievement"]):
-            mode = prev_modes.get(ach, "code" if ach.startswith(_CODED_FIRST) else "rl")
+        # a climb that meets nights is beyond what RL explores from scratch: code every step
+        long = is_long(task["achievement"])
+        for ach, count in climb_steps(task["achievement"]):
+            first = "code" if long or ach.startswith(_CODED_FIRST) else "rl"
+            mode = prev_modes.get(ach, first)
             if ach in switch:
                 mode = "code"
             subs.append(
@@ -158,8 +163,12 @@ class OfflineAuthor:
         switched = [s.name for s in subs if s.name in switch and prev_modes.get(s.name) == "rl"]
         if switched:
             why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
-        if any(s.survival for s in subs):
-            why += " The plan is long: coded survival actions keep the player fed and rested."
+        if long:
+            why += (
+                " The plan is long enough to meet nights: every step is coded (RL would"
+                " not explore this far), swords come first, and coded survival actions"
+                " keep the player fed and rested."
+            )
         return Decomposition(task=task["name"], sub_actions=subs, reasoning=why).model_dump()
 
     # -- fast agent ----------------------------------------------------------------------
@@ -181,15 +190,19 @@ class OfflineAuthor:
             for s in dec.sub_actions
             if not s.survival
         ]
+        coded = list(ctx["coded"])
+        every = all(s.name in coded for s in dec.sub_actions)
         cfg = RLConfig(
-            macro_actions=[c for c in ctx["coded"]],
+            macro_actions=coded,
             reward_terms=terms,
+            primitive_actions=[] if every else None,
             success_bonus=5.0,
             observation="symbolic",
             ppo=ctx["ppo"],
             sample_budget=ctx["sample_budget"],
             reasoning="Coded actions join the action space; every sub-goal's achievement is "
-            "rewarded up to its count; the task itself gives a bonus.",
+            "rewarded up to its count; the task itself gives a bonus."
+            + (" Every sub-action is coded: the policy only sequences them." if every else ""),
         )
         return cfg.model_dump()
 

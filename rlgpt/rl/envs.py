@@ -41,9 +41,9 @@ def make_env(
     sb = sandbox or SandboxParams()
     pool = MacroPool(inserted, sb.isolation, sb.reply_timeout_s)
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
-    env = MacroActionWrapper(
-        shaped, [c.name for c in inserted], pool, budget, cfg.no_effect_penalty
-    )
+    names = [c.name for c in inserted]
+    penalty, prims = cfg.no_effect_penalty, cfg.primitive_actions
+    env = MacroActionWrapper(shaped, names, pool, budget, penalty, primitives=prims)
     env.reset(seed=seed)
     return env
 

@@ -13,7 +13,6 @@ from stable_baselines3 import PPO
 from tqdm import tqdm
 
 from rlgpt.config import EvalParams, SandboxParams, TrainParams
-from rlgpt.envs.recipes import actions
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
 from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.schema import EPISODES
@@ -52,7 +51,6 @@ def evaluate(
     """Run params.episodes episodes on held-out seeds; the report and the episode table."""
     env = make_env(task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox)
     model = PPO.load(checkpoint, device="cpu")
-    n_prim = len(actions())
     rows, usage, loops, errors = [], Counter[str](), Counter[str](), Counter[str]()
     reached: Counter[str] = Counter()
     traces: list[str] = []
@@ -70,9 +68,9 @@ def evaluate(
                 obs, _, term, trunc, info = env.step(a)
                 decisions += 1
                 steps += info["primitive_steps"]
-                name = actions()[a] if a < n_prim else env.names[a - n_prim]
-                usage[name if a >= n_prim else "primitive"] += 1
-                if a >= n_prim:
+                name, coded_call = env.action_name(a)
+                usage[name if coded_call else "primitive"] += 1
+                if coded_call:
                     calls += 1
                     loops[name] += int(info.get("dead_loop", False))
                     errors[name] += int(bool(info.get("macro_error")))

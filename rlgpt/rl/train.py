@@ -33,6 +33,35 @@ class TrainResult(BaseModel):
     samples_per_s: float
     resumed_from: int = 0
     macro_faults: dict[str, str] = {}
+    space: str = ""  # action_space_key: a policy continues only on the same space
+    warm_start_from: str | None = None  # the policy this one continued, if any
+    warm_start_sha256: str | None = None
+
+
+def action_space_key(cfg: RLConfig, coded: list[CodedAction], params: TrainParams) -> str:
+    """What a policy's weights mean: the actions in their order (primitives, then coded
+    actions by name), the observation, the network and PPO's settings. A policy trained on one
+    key can continue training on another iteration with the same key, whatever the coded
+    actions' code (a revised action keeps its name and its place)."""
+    prims = cfg.primitive_actions
+    inserted = [c.name for c in coded if c.name in cfg.macro_actions]
+    blob = json.dumps(
+        [prims, inserted, cfg.observation, cfg.ppo.model_dump(mode="json"), params.view_radius],
+        sort_keys=True,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def warm_start(previous: TrainResult | None, space: str) -> Path | None:
+    """The previous iteration's policy, when it was trained on this very action space."""
+    if previous is None or not previous.space or previous.space != space:
+        return None
+    path = Path(previous.checkpoint)
+    return path if path.is_file() else None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class PrimitiveBudget(BaseCallback):
@@ -73,9 +102,14 @@ def save_atomic(model: PPO, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def run_key(task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int) -> str:
-    """What a checkpoint belongs to: resuming under another config would be wrong."""
+def run_key(
+    task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, init: str | None = None
+) -> str:  # fmt: skip
+    """What a checkpoint belongs to: resuming under another config (or another starting
+    policy, `init`: its sha256) would be wrong."""
     parts = [task.content_hash(), cfg.content_hash(), *[c.content_hash() for c in coded]]
+    if init:
+        parts.append(init)
     return hashlib.sha256(f"{parts}:{seed}".encode()).hexdigest()
 
 
@@ -126,23 +160,33 @@ def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str) -> PPO:
 def train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
     out_dir: Path, show_progress: bool = True, sandbox: SandboxParams | None = None,
+    previous: TrainResult | None = None,
 ) -> TrainResult:  # fmt: skip
     """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. Checkpoints
     every `params.checkpoint_every` samples; a rerun of the same training resumes from the last
-    complete checkpoint (model, optimizer, num_timesteps, samples)."""
+    complete checkpoint (model, optimizer, num_timesteps, samples). With `previous` (the last
+    iteration's result) trained on the same action space, training continues that policy
+    (weights and optimizer) instead of starting from scratch."""
     torch.set_num_threads(params.torch_threads)
+    space = action_space_key(cfg, coded, params)
+    init = warm_start(previous, space)
+    init_sha = _sha256(init) if init else None
     out_dir.mkdir(parents=True, exist_ok=True)
     factories = env_factories(
         task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
         sandbox,
     )  # fmt: skip
     venv = DummyVecEnv(factories)
-    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed))
+    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha))
     try:
         start = ckpt.resumable() or 0
         if start:
             log.warning("resuming training from its checkpoint at %d samples", start)
             model = PPO.load(ckpt.zip, env=venv, device=params.device)
+        elif init is not None:
+            log.info("continuing the policy of %s", init)
+            model = PPO.load(init, env=venv, device=params.device)
+            model.set_random_seed(seed)
         else:
             model = _new_model(cfg, venv, seed, params.device)
         budget = PrimitiveBudget(
@@ -166,4 +210,7 @@ def train(
         samples_per_s=done / max(wall, 1e-9),
         resumed_from=start,
         macro_faults=faults,
+        space=space,
+        warm_start_from=str(init) if init else None,
+        warm_start_sha256=init_sha,
     )

@@ -151,12 +151,16 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
     return view.facing_name == name
 
 
-def explore(view: ObsView, steps: int = 8, dig: tuple[str, ...] = ()) -> Action:
+def explore(
+    view: ObsView, steps: int = 8, dig: tuple[str, ...] = (), prefer: tuple[str, ...] = ()
+) -> Action:  # fmt: skip
     """Walk up to `steps` cells toward the nearest place not yet seen this episode (through
-    `dig` materials too, mining them); without a memory, straight ahead, turning to the open
-    direction that leads farthest when blocked. Always yields at least one action when
-    steps > 0. A generator: use it as `yield from explore(view, 8)`."""
-    frontier = _frontier(view, dig)
+    `dig` materials too, mining them); with `prefer` (e.g. ("stone", "path") to search the
+    mountains, where coal, iron and diamonds lie and zombies do not spawn), toward unseen
+    places beside those materials when there are any. Without a memory, straight ahead,
+    turning to the open direction that leads farthest when blocked. Always yields at least one
+    action when steps > 0. A generator: use it as `yield from explore(view, 8)`."""
+    frontier = _frontier(view, dig, prefer)
     if frontier:
         done = yield from _follow(view, frontier[:steps], dig)
         if done:
@@ -179,8 +183,11 @@ def explore(view: ObsView, steps: int = 8, dig: tuple[str, ...] = ()) -> Action:
     return None
 
 
-def _frontier(view: ObsView, dig: tuple[str, ...]) -> list[tuple[int, int]] | None:
-    """A path to the nearest seen cell that borders an unseen one (None without memory)."""
+def _frontier(
+    view: ObsView, dig: tuple[str, ...], prefer: tuple[str, ...] = ()
+) -> list[tuple[int, int]] | None:  # fmt: skip
+    """A path to the nearest seen cell that borders an unseen one (None without memory); with
+    `prefer`, to the nearest such cell of those materials or next to one, if any."""
     r = view.radius
     if all(view.remembered_at(ox * (r + 1), oy * (r + 1)) == "none" for ox, oy in MOVES):
         return None  # no memory (or a world no larger than the view)
@@ -192,6 +199,13 @@ def _frontier(view: ObsView, dig: tuple[str, ...]) -> list[tuple[int, int]] | No
         and view.remembered_at(x, y) in WALKABLE + tuple(dig)
         and any(view.remembered_at(x + ox, y + oy) == "unknown" for ox, oy in MOVES)
     }
+    if prefer:
+        liked = {
+            (x, y)
+            for x, y in edge
+            if any(view.remembered_at(x + ox, y + oy) in prefer for ox, oy in ((0, 0), *MOVES))
+        }  # fmt: skip
+        edge = liked or edge
     return route(view, edge, dig) if edge else None
 
 

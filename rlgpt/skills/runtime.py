@@ -59,7 +59,9 @@ def view_state(env: CrafterEnv, info: dict[str, Any], start: bool = False) -> di
 
 
 class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
-    """Extends Discrete(17) with one action per coded action.
+    """Extends Discrete(17) with one action per coded action (or keeps only `primitives` of
+    crafter's 17, in their order, then the coded actions: with every sub-action coded, the
+    policy may only sequence them).
 
     Choosing a coded action runs it to completion: the runner yields one primitive per env
     step until it finishes, the episode ends, or `step_budget` primitive steps pass. Rewards
@@ -77,7 +79,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     def __init__(
         self, env: gym.Env[np.ndarray, int], names: list[str], runner: MacroRunner,
         step_budget: int = 80, no_effect_penalty: float = 0.0, max_errors: int = 20,
-        max_hangs: int = 3,
+        max_hangs: int = 3, primitives: list[str] | None = None,
     ) -> None:  # fmt: skip
         super().__init__(env)
         self.max_errors = max_errors
@@ -90,8 +92,12 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self.step_budget = step_budget
         self.no_effect_penalty = no_effect_penalty
         self._crafter: CrafterEnv = env.unwrapped  # type: ignore[assignment]
-        self._n_prim = len(actions())
         self._prim_index = {a: i for i, a in enumerate(actions())}
+        self.primitives = list(actions()) if primitives is None else list(primitives)
+        unknown = [p for p in self.primitives if p not in self._prim_index]
+        if unknown:
+            raise ValueError(f"unknown primitive action(s) {unknown}; crafter has {actions()}")
+        self._n_prim = len(self.primitives)
         n_actions = self._n_prim + len(self.names)
         self.action_space = gym.spaces.Discrete(n_actions)  # type: ignore[assignment]
         self._info: dict[str, Any] = {}
@@ -104,11 +110,23 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         action = int(action)
         if action < self._n_prim:
-            obs, reward, term, trunc, info = self.env.step(action)
+            obs, reward, term, trunc, info = self.env.step(
+                self._prim_index[self.primitives[action]]
+            )
             self._info = info
             out = {**info, "primitive_steps": 1, "macro": None}
             return obs, float(reward), term, trunc, out
         return self._run_macro(self.names[action - self._n_prim])
+
+    def action_name(self, action: int) -> tuple[str, bool]:
+        """The name of an action of this space, and whether it is a coded action."""
+        if action < self._n_prim:
+            return self.primitives[action], False
+        return self.names[action - self._n_prim], True
+
+    def index_of(self, name: str) -> int:
+        """The action that calls coded action `name`."""
+        return self._n_prim + self.names.index(name)
 
     def disabled(self, name: str) -> bool:
         return self.errors[name] >= self.max_errors or self.hangs[name] >= self.max_hangs

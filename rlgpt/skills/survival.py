@@ -3,7 +3,7 @@ night (crafter's zombies come out on grass when it is dark)."""
 
 from __future__ import annotations
 
-from rlgpt.skills.navigate import Action, _follow, approach, go_to, route
+from rlgpt.skills.navigate import Action, _follow, approach, explore, go_to, route
 from rlgpt.skills.view import MOVES, WALKABLE, ObsView
 
 
@@ -75,26 +75,38 @@ def _pocket_at(view: ObsView, c: tuple[int, int], d: tuple[int, int]) -> bool:
     return all(view.remembered_at(*w) not in _OPEN for w in walls)
 
 
+DUSK = 0.6  # daylight below this: zombies gather on grass; get under a roof
+DAWN = 0.75  # daylight above this, with no zombie close: leave the shelter
+
+
 def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
-    """Drink when drink < 4 and water was seen, eat a cow in view when food < 4, at night wall
-    the player in (shelter) and sleep or wait there until it is light, sleep when energy < 2
-    (until rested or hurt). Returns True if it did any of these. A generator:
-    `yield from keep_alive(view)` at the start of a long action keeps the player alive."""
+    """Drink when drink < 4 and water was seen; eat a cow in view when food < 7 (searching
+    the grass for one when food < 4); at dusk, first drink up if water was seen, then wall the
+    player in (shelter) and sleep or wait there until it is light and no zombie is close;
+    sleep when energy < 2 (until rested or hurt). Returns True if it did any of these. A
+    generator: `yield from keep_alive(view)` at the start of a long action keeps the player
+    alive."""
     acted = False
-    thirsty = view.inventory["drink"] < 4 and (view.cells("water") or view.remembered("water"))
+    dusk = view.daylight < DUSK
+    thirst = 7 if dusk else 4  # before a night in a shelter, drink up
+    thirsty = view.inventory["drink"] < thirst and (view.cells("water") or view.remembered("water"))
     if thirsty and (yield from go_to(view, "water", dig)):
         while view.inventory["drink"] < 9 and view.facing_name == "water":
             yield "do"
             acted = True
-    if view.inventory["food"] < 4 and view.cells("cow"):
+    cows = view.cells("cow")
+    if view.inventory["food"] < 7 and cows:  # a cow in view is a meal worth the few steps
         eaten = view.achievements["eat_cow"]
         for _ in range(40):
             if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
                 break
             yield "do"
             acted = True
-    if view.daylight < 0.45 and (yield from shelter(view, dig)):  # night: wait, walled in
-        while view.daylight < 0.7 and _sealed(view):
+    elif view.inventory["food"] < 4 and not dusk:  # hungry: look for cows on the grass
+        yield from explore(view, 6, dig, ("grass",))
+        return True
+    if dusk and (yield from shelter(view, dig)):  # night: wait, walled in
+        while _sealed(view) and (view.daylight < DAWN or _zombie_near(view)):
             yield "sleep" if view.inventory["energy"] < 9 else "noop"
             acted = True
     if view.inventory["energy"] < 2 and not view.cells("zombie"):
@@ -103,3 +115,7 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
             yield "sleep"
         acted = True
     return acted
+
+
+def _zombie_near(view: ObsView) -> bool:
+    return any(abs(x) + abs(y) <= 3 for x, y in view.cells("zombie")) and view.daylight < 0.95

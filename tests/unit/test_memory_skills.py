@@ -152,3 +152,40 @@ def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
     mats = {env.world[(int(env.player.pos[0]) + dx, int(env.player.pos[1]) + dy)][0]
             for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1))}  # fmt: skip
     assert "grass" not in mats  # no way in from the plain
+
+
+def test_keep_alive_eats_a_cow_in_view_once_food_is_below_seven(env):
+    import crafter.objects as objects
+
+    x, y = (int(v) for v in env.player.pos)
+    cow = objects.Cow(env.world, np.array((x + 3, y)))
+    env.world.add(cow)
+    env.player.inventory["food"] = 8
+    env.refresh()
+    view = _view(env)
+    taken, acted = _drive(env, view, keep_alive(view))
+    assert not acted and taken == []  # fed enough: the cow is left alone
+    env.player.inventory["food"] = 6
+    env.refresh()
+    view = _view(env)
+    taken, acted = _drive(env, view, keep_alive(view))
+    assert acted and env.player.achievements["eat_cow"] == 1
+    assert env.player.inventory["food"] >= 9 - 1
+
+
+def test_explore_searches_beside_the_preferred_material_first(env):
+    from rlgpt.skills.api import explore
+
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(-12, -3):  # mountains to the west, their edge at the edge of the view
+        for dy in range(-12, 13):
+            env.world[(x + dx, y + dy)] = "stone"
+    env.refresh()
+    view = _view(env)
+    # the unseen beyond the grass north and south is 4 steps away, beyond the stone 5 (mined)
+    taken, _ = _drive(env, view, explore(view, 1))
+    assert taken == ["move_up"] or taken == ["move_down"], taken
+    _teleport(env, 0, -1 if taken == ["move_up"] else 1)  # back where it started
+    view = _view(env)
+    taken, _ = _drive(env, view, explore(view, 5, ("stone",), ("stone", "path")))
+    assert taken[:3] == ["move_left"] * 3, taken  # to the mountains first

@@ -227,3 +227,45 @@ def test_a_long_plan_carries_survival_actions_that_earn_nothing_and_block_nothin
     rates |= {"collect_diamond": 0.5, "collect_drink": 0.0, "eat_cow": 0.0, "wake_up": 0.0}
     c = CriticAgent(llm, tmp_path / "critic").critique(deep, plan, VALID, evaluation(rates), 0.8)
     assert set(c.bottlenecks) == {"collect_diamond"}
+
+
+def test_a_long_climb_is_coded_whole_with_swords_first_and_drops_the_primitives(llm, tmp_path):
+    deep = get_task("make_iron_pickaxe")
+    plan = SlowAgent(llm, tmp_path / "slow").decompose(deep, None, None)
+    names = [s.name for s in plan.sub_actions]
+    assert plan.learned() == []  # RL would not explore this far: every step is coded
+    assert names.index("make_wood_sword") < names.index("make_stone_sword")
+    assert names.index("make_stone_sword") < names.index("make_iron_pickaxe")
+    fast = FastAgent(llm, tmp_path / "fast")
+    cfg = fast.rl_config(deep, plan, names, PPOConfig(), 1000)
+    assert cfg.primitive_actions == []  # the policy only sequences coded actions
+    # one action short of the plan (it failed validation): all 17 primitives stay
+    short = fast.rl_config(deep, plan, names[1:], PPOConfig(), 1000)
+    assert short.primitive_actions is None
+
+
+def test_kept_primitives_drop_misspelled_names_and_never_strand_a_learned_sub_goal(first):
+    from rlgpt.agents.roles import kept_primitives
+    from rlgpt.messages import RLConfig
+
+    every = [s.name for s in first.sub_actions]
+    cfg = RLConfig(macro_actions=every, reward_terms=[], sample_budget=1,
+                   primitive_actions=["noop", "move_lefft", "do"])  # fmt: skip
+    assert kept_primitives(cfg, first) == ["noop", "do"]
+    learned = cfg.model_copy(update={"macro_actions": every[1:]})  # collect_wood left to RL
+    assert kept_primitives(learned, first) is None
+    empty = RLConfig(macro_actions=[], reward_terms=[], sample_budget=1, primitive_actions=[])
+    assert kept_primitives(empty, first) is None  # nothing would be left to choose
+
+
+def test_rl_config_hash_is_unchanged_for_configs_without_the_primitive_field():
+    import hashlib
+
+    from rlgpt.messages import RLConfig
+
+    cfg = RLConfig(macro_actions=["a"], reward_terms=[], sample_budget=5)
+    dump = cfg.model_dump(mode="json")
+    del dump["primitive_actions"]
+    old = hashlib.sha256(json.dumps(dump, sort_keys=True).encode()).hexdigest()
+    assert cfg.content_hash() == old
+    assert cfg.model_copy(update={"primitive_actions": []}).content_hash() != old

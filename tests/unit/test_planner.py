@@ -159,3 +159,14 @@ def test_semantic_names_and_actions_match_crafter():
     assert len(actions()) == 17
     assert actions()[0] == "noop"
     assert "place_table" in actions()
+
+
+def test_a_climb_that_meets_nights_takes_swords_first_and_a_short_one_does_not():
+    from rlgpt.envs.planner import climb_steps, plan_steps
+
+    iron = [a for a, _ in climb_steps("make_iron_pickaxe")]
+    assert iron.index("make_wood_sword") < iron.index("make_wood_pickaxe")
+    assert iron.index("make_stone_sword") < iron.index("make_iron_pickaxe")
+    assert dict(climb_steps("make_iron_pickaxe"))["collect_wood"] > dict(
+        plan_steps("make_iron_pickaxe"))["collect_wood"]  # fmt: skip
+    assert climb_steps("make_stone_pickaxe") == plan_steps("make_stone_pickaxe")

@@ -230,3 +230,34 @@ def test_the_runtime_never_walks_a_coded_action_into_lava():
     _, _, term, _, _ = env.step(actions().index("move_left"))  # the policy's own step is its own
     _, _, term, _, _ = env.step(actions().index("move_left"))
     assert term and crafter.player.health <= 0
+
+
+def test_a_space_without_primitives_maps_action_zero_to_the_first_coded_action():
+    runner = ScriptRunner(["move_left", "move_left"])
+    env = MacroActionWrapper(
+        CrafterEnv(get_task("collect_diamond")), ["m", "n"], runner, 80, 0.0, primitives=[]
+    )
+    env.reset(seed=2)
+    assert env.action_space == gym.spaces.Discrete(2)
+    _, _, _, _, info = env.step(0)
+    assert info["macro"] == "m" and info["primitive_steps"] == 2
+    assert env.action_name(1) == ("n", True) and env.index_of("n") == 1
+
+
+def test_a_kept_subset_of_primitives_comes_first_in_its_order():
+    env = MacroActionWrapper(
+        CrafterEnv(get_task("collect_diamond")), ["m"], ScriptRunner([]), 80, 0.0,
+        primitives=["noop", "move_left"],
+    )  # fmt: skip
+    env.reset(seed=2)
+    assert env.action_space == gym.spaces.Discrete(3)
+    _, _, _, _, info = env.step(1)
+    assert info["macro"] is None and info["facing"] == (-1, 0)
+    assert env.action_name(0) == ("noop", False) and env.action_name(2) == ("m", True)
+
+
+def test_an_unknown_primitive_is_refused_with_the_valid_names():
+    with pytest.raises(ValueError, match="unknown primitive action.*move_lef"):
+        MacroActionWrapper(
+            CrafterEnv(get_task("collect_diamond")), [], ScriptRunner([]), primitives=["move_lef"]
+        )

@@ -70,3 +70,39 @@ def test_training_checkpoints_and_resumes_where_it_stopped(tmp_path):
     # another seed is another training: no resume
     other = train(task, cfg, coded, params, 1, tmp_path, show_progress=False)
     assert other.resumed_from == 0
+
+
+def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(tmp_path):
+    import torch
+    from stable_baselines3 import PPO
+
+    from rlgpt.config import TrainParams
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.offline import write_action
+    from rlgpt.messages import PPOConfig, RewardTerm, RLConfig
+    from rlgpt.rl.train import train
+
+    task = get_task("collect_wood")
+    coded = [write_action("collect_wood", 40)]
+    cfg = RLConfig(macro_actions=["collect_wood"], sample_budget=300, primitive_actions=[],
+                   reward_terms=[RewardTerm(achievement="collect_wood", weight=1.0)],
+                   ppo=PPOConfig(n_steps=32, batch_size=32, n_epochs=1))  # fmt: skip
+    params = TrainParams(n_envs=1, torch_threads=1, checkpoint_every=0)
+    first = train(task, cfg, coded, params, 0, tmp_path / "a", show_progress=False)
+    assert first.warm_start_from is None and first.space
+    # iteration 2 revises the code (same name, same place): the policy continues
+    revised = [coded[0].model_copy(update={"source": coded[0].source + "\n"})]
+    second = train(task, cfg, revised, params, 1, tmp_path / "b", False, None, first)
+    assert second.warm_start_from == first.checkpoint
+    assert second.warm_start_sha256 and second.space == first.space
+    before = PPO.load(first.checkpoint).policy.state_dict()
+    after = PPO.load(second.checkpoint).policy.state_dict()
+    fresh = train(task, cfg, coded, params, 1, tmp_path / "c", show_progress=False)
+    scratch = PPO.load(fresh.checkpoint).policy.state_dict()
+    key = next(k for k in before if k.endswith("weight"))
+    # continued weights stay near the first policy's; a fresh start is elsewhere
+    assert torch.dist(after[key], before[key]) < torch.dist(scratch[key], before[key])
+    # another action space (all 17 primitives back): a new policy
+    wider = cfg.model_copy(update={"primitive_actions": None})
+    third = train(task, wider, coded, params, 2, tmp_path / "d", False, None, second)
+    assert third.warm_start_from is None and third.space != second.space
