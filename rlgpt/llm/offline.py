@@ -37,6 +37,11 @@ def _diggable() -> dict[str, dict[str, int]]:
     return {m: r for m, r in keep.items() if collect[m]["leaves"] == "path"}
 
 
+def _stations() -> set[str]:
+    """What recipes need nearby (table, furnace): one close by is enough."""
+    return {s for info in game_data()["make"].values() for s in info["nearby"]}
+
+
 def _companions(station: str) -> tuple[str, ...]:
     """Stations that some recipe needs next to `station` (a furnace goes beside the table)."""
     out: list[str] = []
@@ -56,18 +61,21 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         info = data["place"][name]
         tpl, doc = "place", f"Place a {name} in front of the player."
         values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach,
-                   "beside": _companions(name)}  # fmt: skip
+                   "beside": _companions(name), "station": name,
+                   "one": name in _stations()}  # fmt: skip
     elif kind == "make" and name in data["make"] and revised:
         info = data["make"][name]
         costs = {st: data["place"][st]["uses"] for st in info["nearby"]}
         where = tuple(data["place"][info["nearby"][0]]["where"])
         tpl = "make_place"
         doc = f"Make a {name} next to {' and '.join(info['nearby'])}, placing any that is missing."
-        values |= {"stations": costs, "uses": info["uses"], "action": ach, "where": where}
+        values |= {"stations": costs, "uses": info["uses"], "action": ach, "where": where,
+                   "item": name}  # fmt: skip
     elif kind == "make" and name in data["make"]:
         info = data["make"][name]
         tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
-        values |= {"stations": tuple(info["nearby"]), "uses": info["uses"], "action": ach}
+        values |= {"stations": tuple(info["nearby"]), "uses": info["uses"], "action": ach,
+                   "item": name}  # fmt: skip
     elif ach == "eat_plant":
         tpl = "tend"
         doc = "Plant a sapling in a nook (grass walled on three sides), guard it, eat it ripe."

@@ -94,17 +94,19 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
         while view.inventory["drink"] < 9 and view.facing_name == "water":
             yield "do"
             acted = True
-    cows = view.cells("cow")
-    if view.inventory["food"] < 7 and cows:  # a cow in view is a meal worth the few steps
+    if view.inventory["food"] < 4 and not dusk and not view.cells("cow"):
+        for _ in range(8):  # hungry: look for cows on the grass (up to ~50 steps)
+            yield from explore(view, 6, dig, ("grass",))
+            acted = True
+            if view.cells("cow"):
+                break
+    if view.inventory["food"] < 7 and view.cells("cow"):  # a meal worth the few steps
         eaten = view.achievements["eat_cow"]
         for _ in range(40):
             if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
                 break
             yield "do"
             acted = True
-    elif view.inventory["food"] < 4 and not dusk:  # hungry: look for cows on the grass
-        yield from explore(view, 6, dig, ("grass",))
-        return True
     if dusk and (yield from shelter(view, dig)):  # night: wait, walled in
         while _sealed(view) and (view.daylight < DAWN or _zombie_near(view)):
             yield "sleep" if view.inventory["energy"] < 9 else "noop"

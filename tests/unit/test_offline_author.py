@@ -269,3 +269,35 @@ def test_rl_config_hash_is_unchanged_for_configs_without_the_primitive_field():
     old = hashlib.sha256(json.dumps(dump, sort_keys=True).encode()).hexdigest()
     assert cfg.content_hash() == old
     assert cfg.model_copy(update={"primitive_actions": []}).content_hash() != old
+
+
+def test_a_second_tool_or_a_second_station_close_by_is_refused_and_charged():
+    """Repeating make_wood_pickaxe or place_table spends wood that later recipes need: the
+    coded actions refuse (the call changes nothing, so the policy pays the no-effect penalty)."""
+    from rlgpt.envs.crafter_env import CrafterEnv
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.sandbox.client import MacroWorker
+    from rlgpt.skills.runtime import MacroActionWrapper
+
+    names = ["place_table", "make_wood_pickaxe"]
+    worker = MacroWorker([write_action(n, 80) for n in names])
+    try:
+        env = MacroActionWrapper(CrafterEnv(get_task("make_stone_pickaxe")), names, worker, 80,
+                                 0.3, primitives=["noop"])  # fmt: skip
+        env.reset(seed=1)
+        env.unwrapped.player.inventory["wood"] = 9
+        env.step(0)  # a tick: the wrapper reads the new inventory
+        _, _, _, _, first = env.step(env.index_of("place_table"))
+        assert first["achievements"]["place_table"] == 1
+        _, reward, _, _, again = env.step(env.index_of("place_table"))
+        assert again["achievements"]["place_table"] == 1 and again["primitive_steps"] == 1
+        assert reward == pytest.approx(-0.3)
+        assert again["inventory"]["wood"] == first["inventory"]["wood"]
+        _, _, _, _, made = env.step(env.index_of("make_wood_pickaxe"))
+        assert made["inventory"]["wood_pickaxe"] == 1
+        wood = made["inventory"]["wood"]
+        _, reward, _, _, twice = env.step(env.index_of("make_wood_pickaxe"))
+        assert twice["inventory"]["wood_pickaxe"] == 1 and twice["inventory"]["wood"] == wood
+        assert reward == pytest.approx(-0.3)
+    finally:
+        worker.close()
