@@ -32,6 +32,14 @@ def _json(path: Path) -> Any:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
+def continued_from(run: Path, k: int) -> int | None:
+    """The iteration whose policy iteration k's training continued (train.warm_start)."""
+    meta = _json(run / f"iter_{k}" / "train" / "train.json") or {}
+    src = meta.get("warm_start_from")
+    name = Path(src).parent.parent.name if src else ""
+    return int(name.split("_")[1]) if name.startswith("iter_") else None
+
+
 def iteration_chain(run: Path, k: int) -> dict[str, Any]:
     """Everything that produced iteration k's policy, in order."""
     it = run / f"iter_{k}"
@@ -66,6 +74,8 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
         "evaluation": _json(it / "eval.json"),
         "critique": _json(it / "critique.json"),
         "library": _json(it / "library_used.json") or {},
+        "continued_from": continued_from(run, k),
+        "continued_sha256": (_json(it / "train" / "train.json") or {}).get("warm_start_sha256"),
     }
 
 
@@ -82,7 +92,10 @@ def lineage(target: str, runs_dir: Path) -> dict[str, Any]:
         and path.parent.parent.name.startswith("iter_")
     ):
         run, k = path.parent.parent.parent, int(path.parent.parent.name.split("_")[1])
-        return {"checkpoint": str(path), "chain": [iteration_chain(run, k)]}
+        ks = [k]  # a continued policy owes its weights to every iteration it continued
+        while (j := continued_from(run, ks[0])) is not None and j not in ks:
+            ks.insert(0, j)
+        return {"checkpoint": str(path), "chain": [iteration_chain(run, j) for j in ks]}
     if RUN_ID.fullmatch(target) and (runs_dir / target).is_dir():
         run = runs_dir / target
         return {"run_id": target, "chain": [iteration_chain(run, k) for k in _iterations(run)]}
@@ -139,6 +152,9 @@ def render_text(result: dict[str, Any]) -> str:
                          f"{o.get('exchange') or '-'} ({o.get('model') or '-'})")  # fmt: skip
         lines.append(f"  validation: {ch['validation']}")
         lines.append(f"  rl config: {(ch['rl_config_sha256'] or '-')[:12]}")
+        if ch.get("continued_from") is not None:
+            lines.append(f"  training continued the policy of iteration {ch['continued_from']} "
+                         f"(sha256 {(ch.get('continued_sha256') or '-')[:12]})")  # fmt: skip
         ck = ch["checkpoint"]
         lines.append(f"  checkpoint: {ck['path']} sha256 {(ck['sha256'] or '-')[:12]}")
         ev = ch["evaluation"] or {}
