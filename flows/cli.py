@@ -114,11 +114,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_tasks() -> int:
-    from rlgpt.envs.planner import plan_steps
+    from rlgpt.envs.planner import climb_steps
     from rlgpt.envs.tasks import registry
 
     for t in registry().values():
-        chain = " -> ".join(f"{a}x{n}" if n > 1 else a for a, n in plan_steps(t.achievement))
+        chain = " -> ".join(f"{a}x{n}" if n > 1 else a for a, n in climb_steps(t.achievement))
         paper = f"  [paper: {t.paper_name}]" if t.paper_name else ""
         print(f"{t.name:<20} success: achievement '{t.achievement}' within "
               f"{t.max_episode_steps} steps{paper}\n{'':<20} plan: {chain}")  # fmt: skip
