@@ -19,8 +19,12 @@ class Message(BaseModel):
 
     def content_hash(self) -> str:
         """sha256 of the canonical JSON form (sorted keys)."""
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        blob = json.dumps(self._hashed(), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()
+
+    def _hashed(self) -> dict[str, object]:
+        """What the content hash covers."""
+        return self.model_dump(mode="json")
 
 
 class TaskSpec(Message):
@@ -115,13 +119,13 @@ class RLConfig(Message):
     sample_budget: int = Field(gt=0, description="Primitive env steps of training.")
     reasoning: str = ""
 
-    def content_hash(self) -> str:
-        """As Message's, without `primitive_actions` while it is null (the hash of every
-        config written before the field existed stays the same)."""
+    def _hashed(self) -> dict[str, object]:
+        """Without `primitive_actions` while it is null: the hash of every config written
+        before the field existed stays the same."""
         dump = self.model_dump(mode="json")
         if dump["primitive_actions"] is None:
             del dump["primitive_actions"]
-        return hashlib.sha256(json.dumps(dump, sort_keys=True).encode()).hexdigest()
+        return dump
 
 
 class Scenario(Message):

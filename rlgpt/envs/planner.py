@@ -138,7 +138,7 @@ ARMS = ("make_wood_sword", "make_stone_sword")
 def climb_steps(target: str) -> list[tuple[str, int]]:
     """The plan the offline author decomposes `target` into: `plan_steps(target)`, with swords
     first when the plan is long enough to meet nights (survival_steps is not empty)."""
-    if not survival_steps(target):
+    if not is_long(target):
         return plan_steps(target)
     return plan_steps(target, tuple(a for a in ARMS if a != target))
 

@@ -32,12 +32,14 @@ def _json(path: Path) -> Any:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def continued_from(run: Path, k: int) -> int | None:
-    """The iteration whose policy iteration k's training continued (train.warm_start)."""
+def continued_from(run: Path, k: int) -> tuple[int | None, str | None]:
+    """The iteration whose policy iteration k's training continued (train.warm_start), and
+    the sha256 of the policy it started from."""
     meta = _json(run / f"iter_{k}" / "train" / "train.json") or {}
     src = meta.get("warm_start_from")
     name = Path(src).parent.parent.name if src else ""
-    return int(name.split("_")[1]) if name.startswith("iter_") else None
+    j = int(name.split("_")[1]) if name.startswith("iter_") and name[5:].isdigit() else None
+    return j, meta.get("warm_start_sha256")
 
 
 def iteration_chain(run: Path, k: int) -> dict[str, Any]:
@@ -57,6 +59,7 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
                       + rep["completion_tokens"], "ok": ex["ok"], "cached": ex.get("cached")},
         })  # fmt: skip
     code = {p.stem: sha256_file(p) for p in sorted((it / "actions").glob("*.py"))}
+    continued, continued_sha = continued_from(run, k)
     policy = it / "train" / "policy.zip"
     rl_config = it / "rl_config.json"
     validation = _json(it / "validation.json") or {"actions": []}
@@ -74,8 +77,8 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
         "evaluation": _json(it / "eval.json"),
         "critique": _json(it / "critique.json"),
         "library": _json(it / "library_used.json") or {},
-        "continued_from": continued_from(run, k),
-        "continued_sha256": (_json(it / "train" / "train.json") or {}).get("warm_start_sha256"),
+        "continued_from": continued,
+        "continued_sha256": continued_sha,
     }
 
 
@@ -93,7 +96,7 @@ def lineage(target: str, runs_dir: Path) -> dict[str, Any]:
     ):
         run, k = path.parent.parent.parent, int(path.parent.parent.name.split("_")[1])
         ks = [k]  # a continued policy owes its weights to every iteration it continued
-        while (j := continued_from(run, ks[0])) is not None and j not in ks:
+        while (j := continued_from(run, ks[0])[0]) is not None and j not in ks:
             ks.insert(0, j)
         return {"checkpoint": str(path), "chain": [iteration_chain(run, j) for j in ks]}
     if RUN_ID.fullmatch(target) and (runs_dir / target).is_dir():

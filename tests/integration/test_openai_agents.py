@@ -155,3 +155,24 @@ def test_cache_never_pays_twice_and_budget_stops(server, tmp_path, monkeypatch):
     with pytest.raises(BudgetExceeded, match="token budget spent"):
         broke.write_action(TASK, SUB, 80, {})
     assert len(server.requests) == 1
+
+
+def test_a_model_that_misspells_primitives_or_strands_a_learned_step_is_corrected(
+    server, tmp_path, monkeypatch
+):
+    """A real model's RL config through the openai client: a misspelled primitive is dropped,
+    and dropping the primitives while a sub-action is still learned keeps all 17."""
+    from rlgpt.messages import Decomposition, PPOConfig
+
+    dec = Decomposition(task=TASK.name, reasoning="r", sub_actions=[
+        SUB, SUB.model_copy(update={"name": "place_table", "count": 1}),
+    ])  # fmt: skip
+    reply = {"macro_actions": ["collect_wood", "place_table"], "reward_terms": [],
+             "sample_budget": 100, "primitive_actions": ["noop", "move_lefft"]}  # fmt: skip
+    server.script = [ok(json.dumps(reply))]
+    fast = _fast(server, tmp_path, monkeypatch)
+    cfg = fast.rl_config(TASK, dec, ["collect_wood", "place_table"], PPOConfig(), 100)
+    assert cfg.primitive_actions == ["noop"]
+    server.script = [ok(json.dumps(reply | {"primitive_actions": []}))]
+    cfg = fast.rl_config(TASK, dec, ["place_table"], PPOConfig(), 100)  # collect_wood failed
+    assert cfg.macro_actions == ["place_table"] and cfg.primitive_actions is None
