@@ -7,7 +7,7 @@ export DVC_NO_ANALYTICS := 1
 export DO_NOT_TRACK := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 
-.PHONY: setup dev run test test-slow lint clean
+.PHONY: setup dev run results results-quick test test-slow lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -31,8 +31,16 @@ dev: $(VENV)/.dev
 
 ## run: the whole RL-GPT loop on make_wood_pickaxe, offline, through `dvc repro` (params.yaml)
 run: setup
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro run
 	@echo "summary: runs/dvc/summary.json   metrics: metrics/summary.json   lock: dvc.lock"
+
+## results: the paper's claims on Crafter, full protocol (hours here; a rerun resumes): results/
+results: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro results
+
+## results-quick: the same, 2 seeds and small budgets (under 30 minutes here): results/quick/
+results-quick: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/paper.py --quick
 
 ## test: the default suite (under ~10 minutes here)
 test: dev

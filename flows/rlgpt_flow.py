@@ -32,16 +32,18 @@ def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: floa
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
     critique: Critique | None, its: list[IterationSummary], emit: bool, t0: float,
-    trained: list[TrainResult],
+    trained: list[TrainResult], given: list[CodedAction] | None = None,
 ) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
     """Fast-agent rounds on one decomposition; returns the last iteration's critique. Each
-    training is appended to `trained` (the next one may continue its policy)."""
+    training is appended to `trained` (the next one may continue its policy). `given`: the
+    code that came with the plan (one agent): one round, then the plan is asked again."""
     p = ctx.params
     # code feedback left over when the last inner loop ran out of rounds still applies
     feedback = dict(critique.fast_feedback) if critique else {}
-    for inner in range(1, p.run.max_inner + 1):
+    for inner in range(1, (1 if given is not None else p.run.max_inner) + 1):
         k += 1
-        coded = stages.generate_code(ctx, k, dec, feedback, coded)
+        # one agent: the code that came with the plan; two: the fast agent writes it
+        coded = given if given is not None else stages.generate_code(ctx, k, dec, feedback, coded)
         report = stages.validate(ctx, k, coded)
         for attempt in range(1, p.llm.max_repairs + 1):
             if report.ok:
@@ -85,9 +87,13 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     try:
         while k < ctx.params.run.iterations:
             outer += 1
-            dec = stages.decompose(ctx, k + 1, dec, critique)
+            given = None
+            if ctx.params.run.agents == "one":  # one prompt plans and codes (the ablation)
+                dec, given = stages.plan_and_code(ctx, k + 1, dec, coded, critique)
+            else:
+                dec = stages.decompose(ctx, k + 1, dec, critique)
             k, coded, critique = _inner_loop(
-                ctx, k, outer, dec, coded, critique, its, emit, t0, trained
+                ctx, k, outer, dec, coded, critique, its, emit, t0, trained, given
             )
             if critique.verdict == "success":
                 break

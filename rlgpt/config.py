@@ -29,6 +29,16 @@ class RunParams(_Section):
     )
     seed: int = Field(default=0, ge=0, description="Seed of envs, PPO and evaluation.")
     runs_dir: str = Field(default="runs", description="Where run directories are written.")
+    agents: Literal["two", "one"] = Field(
+        default="two",
+        description="'two': a slow agent plans and a fast agent codes; 'one': one prompt plans "
+        "and codes each iteration (the agents ablation).",
+    )
+    critic: bool = Field(
+        default=True,
+        description="false: the critic is not asked and its feedback withheld; an iteration "
+        "only learns whether it reached success_threshold (the critic ablation).",
+    )
 
 
 class Price(_Section):
@@ -47,7 +57,7 @@ class LLMParams(_Section):
         "OpenAI-compatible endpoint; 'replay': the recorded exchanges of run `replay_from`.",
     )
     model: str = Field(default="offline-author-v1", description="Model for every role.")
-    models: dict[Literal["slow", "fast", "critic"], str] = Field(
+    models: dict[Literal["slow", "fast", "critic", "one"], str] = Field(
         default_factory=dict, description="Per-role model overrides, e.g. {fast: gpt-4o-mini}."
     )
     base_url: str | None = Field(
@@ -163,6 +173,9 @@ class TrackingParams(_Section):
         default="sqlite:///mlflow.db", description="Tracking URI (relative sqlite = project dir)."
     )
     experiment: str = Field(default="rlgpt", description="MLflow experiment name.")
+    parent_run: str | None = Field(
+        default=None, description="An MLflow run id to nest this run under (a benchmark's)."
+    )
 
 
 class LibraryParams(_Section):

@@ -78,6 +78,16 @@ class CodedAction(Message):
     step_budget: int = Field(default=64, gt=0, le=2000, description="Primitive steps per call.")
 
 
+class PlanAndCode(Message):
+    """One agent (run.agents: one): the plan and, in the same reply, the code of every
+    sub-action it codes."""
+
+    decomposition: Decomposition
+    actions: list[CodedAction] = Field(
+        default_factory=list, description="One coded action per sub-action whose mode is 'code'."
+    )
+
+
 class RewardTerm(Message):
     """+weight each time `achievement`'s counter rises, up to `cap` times per episode."""
 

@@ -19,6 +19,8 @@ RESULTS_DIR = ".prefect-results"  # PREFECT_LOCAL_STORAGE_PATH is runs/<id>/.pre
 # Inputs added to a stage after runs were recorded: left out of its key while unset, so that
 # resuming such a run still finds its results.
 _LATER_INPUTS = frozenset({"previous"})
+# Params added after runs were recorded: left out of every key while at their default.
+_LATER_PARAMS: dict[tuple[str, str], Any] = {("run", "critic"): True, ("run", "agents"): "two"}
 
 
 def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
@@ -29,6 +31,9 @@ def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
     params = p.model_dump(
         mode="json", exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}}
     )
+    for (section, name), default in _LATER_PARAMS.items():
+        if params[section].get(name) == default:
+            del params[section][name]
     return stage_key(stage, ctx.run_id, int(inputs["k"]), {**inputs, "params": params})
 
 

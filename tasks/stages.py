@@ -11,7 +11,7 @@ from typing import Any
 
 from prefect import task
 
-from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
+from rlgpt.agents.roles import CriticAgent, FastAgent, OneAgent, SlowAgent, withheld_critique
 from rlgpt.faults import maybe_crash
 from rlgpt.library.reuse import LIBRARY_USED, record_iteration, recorded, retrieve
 from rlgpt.lineage.context import RunContext
@@ -53,6 +53,21 @@ def decompose(
     dec = slow.decompose(ctx.task, previous, critique)
     finish(ctx, "decompose", key, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
     return dec
+
+
+@stage("plan_and_code", retries=2)
+def plan_and_code(
+    ctx: RunContext, k: int, previous: Decomposition | None, coded: list[CodedAction],
+    critique: Critique | None,
+) -> tuple[Decomposition, list[CodedAction]]:  # fmt: skip
+    """One agent (run.agents: one): the plan and its code from one prompt."""
+    key = begin(ctx, "plan_and_code", k=k, previous=previous, coded=coded, critique=critique)
+    one = OneAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+    budget = ctx.params.train.macro_step_budget
+    dec, actions = one.plan_and_code(ctx.task, previous, coded, critique, budget)
+    files = [write_model(ctx.layout.file(k, "decomposition.json"), dec)]
+    finish(ctx, "plan_and_code", key, [*files, *_save_actions(ctx, k, actions)])
+    return dec, actions
 
 
 def _save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> list[Path]:
@@ -181,10 +196,12 @@ def critique(
     evaluation: EvalReport,
 ) -> Critique:  # fmt: skip
     key = begin(ctx, "critique", k=k, dec=dec, validation=validation, evaluation=evaluation)
-    critic = CriticAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
-    verdict = critic.critique(
-        ctx.task, dec, validation, evaluation, ctx.params.run.success_threshold
-    )
+    threshold = ctx.params.run.success_threshold
+    if ctx.params.run.critic:
+        critic = CriticAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+        verdict = critic.critique(ctx.task, dec, validation, evaluation, threshold)
+    else:
+        verdict = withheld_critique(evaluation, threshold)
     finish(ctx, "critique", key, [write_model(ctx.layout.file(k, "critique.json"), verdict)])
     return verdict
 

@@ -54,18 +54,22 @@ def start_parent(ctx: RunContext, llm_model: str) -> str:
     c = client(ctx.params.tracking.mlflow_uri)
     exp = _experiment(c, ctx.params.tracking.experiment)
     for old in _runs(c, exp, ctx.run_id):
-        if ctx.resume and "mlflow.parentRunId" not in old.data.tags:  # continue the parent
+        if ctx.resume and "rlgpt.iteration" not in old.data.tags:  # continue the parent
             c.update_run(old.info.run_id, status="RUNNING")
             return str(old.info.run_id)
         if not ctx.resume:  # a forced rerun replaces the old runs of this id
             c.set_tag(old.info.run_id, "rlgpt.superseded", "true")
-    run = c.create_run(exp, run_name=ctx.run_id, tags={"rlgpt.run_id": ctx.run_id})
     p = ctx.params
+    tags = {"rlgpt.run_id": ctx.run_id}
+    if p.tracking.parent_run:  # nested under a benchmark's run (benchmarks/paper.py)
+        tags["mlflow.parentRunId"] = p.tracking.parent_run
+    run = c.create_run(exp, run_name=ctx.run_id, tags=tags)
     params = {
         "task": ctx.task.name, "llm.backend": p.llm.backend, "llm.model": llm_model,
         "llm.base_url": p.llm.base_url or "-", "llm.models": json.dumps(p.llm.models),
         "llm.temperature": p.llm.temperature, "llm.replay_from": p.llm.replay_from or "-",
         "seed": p.run.seed, "iterations": p.run.iterations, "max_inner": p.run.max_inner,
+        "critic": p.run.critic,
         "train.sample_budget": p.train.sample_budget, "train.n_envs": p.train.n_envs,
         "eval.episodes": p.eval.episodes, "skill_library.sha256": library_hash(),
         **{f"prompt.{k}.sha256": v for k, v in all_template_hashes().items()},
@@ -167,7 +171,7 @@ def log_reproduction(ctx: RunContext, comparison: Comparison) -> None:
     c = client(ctx.params.tracking.mlflow_uri)
     exp = _experiment(c, ctx.params.tracking.experiment)
     for run in _runs(c, exp, comparison.reproduction):
-        if "mlflow.parentRunId" in run.data.tags:
+        if "rlgpt.iteration" in run.data.tags:
             continue
         rid = run.info.run_id
         c.set_tag(rid, "rlgpt.reproduction_of", comparison.original)

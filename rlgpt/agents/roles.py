@@ -16,6 +16,7 @@ from rlgpt.messages import (
     Critique,
     Decomposition,
     EvalReport,
+    PlanAndCode,
     PPOConfig,
     RLConfig,
     SubAction,
@@ -68,6 +69,41 @@ class SlowAgent(Agent):
         if dec.task != task.name:
             dec = dec.model_copy(update={"task": task.name})
         return dec
+
+
+class OneAgent(Agent):
+    """One prompt plays planner and coder (run.agents: one; the agents ablation)."""
+
+    role = "one"
+
+    def plan_and_code(
+        self, task: TaskSpec, previous: Decomposition | None, code: list[CodedAction],
+        critique: Critique | None, step_budget: int,
+    ) -> tuple[Decomposition, list[CodedAction]]:  # fmt: skip
+        """The plan and its code from one reply. A sub-action marked 'code' that came without
+        code is learned instead (mode 'rl'), and code for no coded sub-action is dropped:
+        nothing reaches training that the plan does not name."""
+        reply = self.ask(
+            "one_agent",
+            PlanAndCode,
+            task=task.model_dump(),
+            recipes=recipes_text(),
+            primitives=actions(),
+            skill_api=api_reference(),
+            step_budget=step_budget,
+            previous=previous.model_dump() if previous else None,
+            code={c.name: c.source for c in code},
+            critique=critique.model_dump() if critique else None,
+        )
+        written = {a.name: a for a in reply.actions}
+        subs = [
+            s.model_copy(update={"mode": "rl"}) if s.mode == "code" and s.name not in written
+            else s
+            for s in reply.decomposition.sub_actions
+        ]  # fmt: skip
+        dec = reply.decomposition.model_copy(update={"task": task.name, "sub_actions": subs})
+        coded = [written[s.name] for s in subs if s.mode == "code"]
+        return dec, coded
 
 
 class FastAgent(Agent):
@@ -128,7 +164,9 @@ class FastAgent(Agent):
             cfg = cfg.model_copy(
                 update={"macro_actions": [m for m in cfg.macro_actions if m in coded]}
             )
-        return cfg.model_copy(update={"primitive_actions": kept_primitives(cfg, dec)})
+        # the budget is the user's (train.sample_budget): a model cannot spend more, or less
+        update = {"primitive_actions": kept_primitives(cfg, dec), "sample_budget": sample_budget}
+        return cfg.model_copy(update=update)
 
 
 def kept_primitives(cfg: RLConfig, dec: Decomposition) -> list[str] | None:
@@ -175,3 +213,15 @@ class CriticAgent(Agent):
         for name, why in faults.items():  # it passed validation, then failed when played
             feedback.setdefault(name, f"failed during evaluation: {why}")
         return verdict.model_copy(update={"excluded": excluded, "fast_feedback": feedback})
+
+
+def withheld_critique(evaluation: EvalReport, success_threshold: float) -> Critique:
+    """What the loop gets when the critic is switched off (`run.critic: false`, the critic
+    ablation): whether the iteration reached the threshold, and no feedback, no bottleneck, no
+    excluded action; the agents' next round sees none of the evaluation."""
+    reached = evaluation.success_rate >= success_threshold
+    return Critique(
+        verdict="success" if reached else "revise_code",
+        reasoning="critic withheld (run.critic: false): success rate "
+        f"{evaluation.success_rate:.2f} vs threshold {success_threshold:.2f}",
+    )

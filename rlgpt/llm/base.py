@@ -33,7 +33,7 @@ class LLMRequest(BaseModel):
     """One exchange's input. `context` holds the structured values the prompt was rendered from."""
 
     model_config = ConfigDict(extra="forbid")
-    agent: Literal["slow", "fast", "critic"]
+    agent: Literal["slow", "fast", "critic", "one"]
     kind: str = Field(description="Prompt template name, e.g. 'slow_decompose'.")
     messages: list[ChatMessage]
     context: dict[str, Any]

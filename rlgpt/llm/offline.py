@@ -20,6 +20,7 @@ from rlgpt.messages import (
     Critique,
     Decomposition,
     EvalReport,
+    PlanAndCode,
     RewardTerm,
     RLConfig,
     SubAction,
@@ -178,6 +179,19 @@ class OfflineAuthor:
                 " keep the player fed and rested."
             )
         return Decomposition(task=task["name"], sub_actions=subs, reasoning=why).model_dump()
+
+    def _one_agent(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        """Plays both roles in one answer: the same plan and code as the two agents give."""
+        dec = self._slow_decompose(ctx)
+        feedback = (ctx.get("critique") or {}).get("fast_feedback") or {}
+        budget = int(ctx["step_budget"])
+        code = [
+            self._fast_code({"step_budget": budget, "sub_action": s, "feedback": feedback})
+            for s in dec["sub_actions"] if s["mode"] == "code"
+        ]  # fmt: skip
+        return PlanAndCode(decomposition=Decomposition.model_validate(dec), actions=[
+            CodedAction.model_validate(c) for c in code
+        ]).model_dump()  # fmt: skip
 
     # -- fast agent ----------------------------------------------------------------------
     def _fast_code(self, ctx: dict[str, Any]) -> dict[str, Any]:

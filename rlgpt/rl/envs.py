@@ -26,7 +26,8 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         obs, reward, term, trunc, info = self.env.step(action)
-        return obs, float(reward), term, trunc, {"primitive_steps": info["primitive_steps"]}
+        slim = {"primitive_steps": info["primitive_steps"], "success": info["success"]}
+        return obs, float(reward), term, trunc, slim
 
 
 def make_env(

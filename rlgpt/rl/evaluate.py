@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,12 @@ from rlgpt.config import EvalParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
 from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.schema import EPISODES
-from rlgpt.skills.runtime import items
+from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000
+# A policy that is not a checkpoint (the coded actions chained by the plan, no RL): the action
+# for an observation, the last step's info and the env.
+Act = Callable[[np.ndarray, dict[str, Any], MacroActionWrapper], int]
 
 
 class _Progress:
@@ -44,13 +48,22 @@ class _Progress:
 
 
 def evaluate(
-    checkpoint: Path, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
+    checkpoint: Path | None, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
     coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
-    show_progress: bool = True, sandbox: SandboxParams | None = None,
+    show_progress: bool = True, sandbox: SandboxParams | None = None, act: Act | None = None,
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
-    """Run params.episodes episodes on held-out seeds; the report and the episode table."""
+    """Run params.episodes episodes on held-out seeds; the report and the episode table. The
+    policy is the checkpoint's, or `act` when given (then `checkpoint` is not read)."""
     env = make_env(task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox)
-    model = PPO.load(checkpoint, device="cpu")
+    if act is None:
+        if checkpoint is None:
+            raise ValueError("evaluate needs a checkpoint or an act function")
+        model = PPO.load(checkpoint, device="cpu")
+
+        def act(obs: np.ndarray, info: dict[str, Any], env: MacroActionWrapper) -> int:
+            action, _ = model.predict(obs, deterministic=params.deterministic)
+            return int(np.asarray(action).item())
+
     rows, usage, loops, errors = [], Counter[str](), Counter[str](), Counter[str]()
     reached: Counter[str] = Counter()
     traces: list[str] = []
@@ -63,8 +76,7 @@ def evaluate(
             trace: list[str] = []
             done = False
             while not done:
-                act, _ = model.predict(obs, deterministic=params.deterministic)
-                a = int(np.asarray(act).item())
+                a = act(obs, info, env)
                 obs, _, term, trunc, info = env.step(a)
                 decisions += 1
                 steps += info["primitive_steps"]

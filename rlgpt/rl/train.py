@@ -36,6 +36,7 @@ class TrainResult(BaseModel):
     space: str = ""  # action_space_key: a policy continues only on the same space
     warm_start_from: str | None = None  # the policy this one continued, if any
     warm_start_sha256: str | None = None
+    first_success: int | None = None  # samples when a training episode first succeeded
 
 
 def action_space_key(cfg: RLConfig, coded: list[CodedAction], params: TrainParams) -> str:
@@ -66,7 +67,8 @@ def _sha256(path: Path) -> str:
 
 class PrimitiveBudget(BaseCallback):
     """Counts primitive env steps (macro steps included) and stops at the budget; shows
-    progress; every `every` samples calls `on_checkpoint(samples)`."""
+    progress; notes the samples when a training episode first succeeded; every `every`
+    samples calls `on_checkpoint(samples)`."""
 
     def __init__(
         self, budget: int, show: bool, start: int = 0, every: int = 0,
@@ -77,13 +79,17 @@ class PrimitiveBudget(BaseCallback):
         self.samples = start
         self.every = every
         self.on_checkpoint = on_checkpoint
+        self.first_success: int | None = None
         self._next = start + every if every else None
         self.bar = tqdm(total=budget, initial=start, unit="step", desc="train", disable=not show,
                         leave=False)  # fmt: skip
 
     def _on_step(self) -> bool:
-        n = sum(int(i.get("primitive_steps", 1)) for i in self.locals["infos"])
+        infos = self.locals["infos"]
+        n = sum(int(i.get("primitive_steps", 1)) for i in infos)
         self.samples += n
+        if self.first_success is None and any(i.get("success") for i in infos):
+            self.first_success = self.samples
         self.bar.update(n)
         if self._next is not None and self.samples >= self._next < self.budget:
             if self.on_checkpoint is not None:
@@ -213,4 +219,5 @@ def train(
         space=space,
         warm_start_from=str(init) if init else None,
         warm_start_sha256=init_sha,
+        first_success=budget.first_success,
     )

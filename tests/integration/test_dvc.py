@@ -1,4 +1,4 @@
-"""`dvc repro` runs the pipeline stage for real, and `dvc status` is clean afterwards."""
+"""`dvc repro run` runs the pipeline stage for real, and `dvc status` is clean afterwards."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_dvc_repro_then_status_clean(tmp_path: Path, cli_env):
         )  # fmt: skip
 
     assert dvc("init", "--no-scm").returncode == 0
-    repro = dvc("repro")
+    repro = dvc("repro", "run")
     assert repro.returncode == 0, repro.stdout[-2000:] + repro.stderr[-2000:]
     summary = json.loads((proj / "runs" / "dvc" / "summary.json").read_text())
     assert summary["run_id"] == "dvc" and len(summary["iterations"]) == 2
@@ -49,7 +49,7 @@ def test_dvc_repro_then_status_clean(tmp_path: Path, cli_env):
     assert outs["runs/dvc"]["md5"].endswith(".dir") and "metrics/summary.json" in outs
     assert "train" in lock["stages"]["run"]["params"]["params.yaml"]
 
-    status = dvc("status")
+    status = dvc("status", "run")
     assert status.returncode == 0
     assert "up to date" in status.stdout, status.stdout
     # code and checkpoints go to the local remote and come back from it
@@ -67,4 +67,4 @@ def test_dvc_repro_then_status_clean(tmp_path: Path, cli_env):
     # a params change makes the stage stale again
     params["train"]["sample_budget"] = 1300
     (proj / "params.yaml").write_text(yaml.safe_dump(params))
-    assert "changed" in dvc("status").stdout
+    assert "changed" in dvc("status", "run").stdout

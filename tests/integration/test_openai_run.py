@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from tests.conftest import rlgpt_exe
-from tests.support.llm_server import ChatServer, crafter_responder, error, ok
+from tests.support.llm_server import ChatServer, crafter_responder, error, ok, plan_responder
 
 KEY = "sk-test-NEVER-WRITTEN-7777"
 
@@ -71,6 +71,35 @@ def test_two_iterations_over_http_then_replay_without_network(tmp_path, tiny_par
     assert json.loads((tmp_path / "runs" / "rep" / "summary.json").read_text())["llm"].startswith(
         "replay"
     )
+
+
+def test_one_agent_plans_and_codes_in_one_reply_and_its_slips_are_contained(
+    tmp_path, tiny_params, cli_env
+):  # fmt: skip
+    """run.agents: one. The model marks collect_wood "code" but writes no code for it, and
+    writes code for collect_diamond, which its plan does not have: collect_wood is learned, the
+    stray code never reaches validation or training, and the critique gets it coded next."""
+    params = _openai_params(tiny_params)
+    data = yaml.safe_load(params.read_text())
+    data["run"] |= {"agents": "one", "task": "make_wood_pickaxe"}
+    params.write_text(yaml.safe_dump(data))
+    plan = [("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1)]
+    env = {**cli_env, "OPENAI_API_KEY": KEY}
+    with ChatServer(plan_responder("make_wood_pickaxe", plan, forget_code="collect_wood")) as srv:
+        env["OPENAI_BASE_URL"] = srv.base_url
+        proc = _cli(["run", "--params", str(params), "--run-id", "one", "--quiet"], tmp_path, env)
+        roles = [next(m["content"] for m in r["messages"] if m["role"] == "user")[:30]
+                 for r in srv.requests]  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not any("slow agent" in r or "(coder)" in r for r in roles)  # one prompt did both
+    root = tmp_path / "runs" / "one"
+    its = json.loads((root / "summary.json").read_text())["iterations"]
+    assert its[0]["learned"] == ["collect_wood"] and its[0]["verdict"] == "revise_plan"
+    assert sorted(p.stem for p in (root / "iter_1" / "actions").glob("*.py")) == [
+        "make_wood_pickaxe", "place_table"]  # fmt: skip
+    assert "collect_wood" in its[1]["coded"] and its[1]["verdict"] == "success"
+    assert set(its[0]["tokens_by_role"]) == {"one", "fast", "critic"}
+    assert (root / "iter_1" / "llm" / "001_one_one_agent.json").is_file()
 
 
 def test_budget_runs_out_mid_run(tmp_path, tiny_params, cli_env):

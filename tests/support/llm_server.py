@@ -95,41 +95,66 @@ class ChatServer:
         self.httpd.server_close()
 
 
-def crafter_responder(body: dict[str, Any]) -> str:
-    """Plays the three roles for make_wood_pickaxe by reading the rendered prompts (as a model
-    would): first plan learns collect_wood, the critic then asks to code it, then succeeds."""
-    prompt = body["messages"][-1]["content"]
-    first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    if "# Role: slow agent" in first_user:
+def plan_responder(
+    task: str, plan: list[tuple[str, int]], forget_code: str | None = None
+) -> Callable[[dict[str, Any]], str]:  # fmt: skip
+    """Plays every role for `task` by reading the rendered prompts (as a model would): the first
+    plan learns the first step, the critic then asks to code it, then the run succeeds. As one
+    agent (run.agents: one) it plans and codes in one reply; `forget_code`: a step it marks
+    "code" but writes no code for in its first reply (a model's slip), and code for a step the
+    plan does not have (the plan must win)."""
+
+    def subs(first: bool) -> list[dict[str, Any]]:
+        modes = ["rl" if first and i == 0 else "code" for i in range(len(plan))]
+        return [
+            {"name": n, "description": n, "mode": m, "count": c, "precondition": "-",
+             "expected_effect": "-"} for (n, c), m in zip(plan, modes, strict=True)
+        ]  # fmt: skip
+
+    def respond(body: dict[str, Any]) -> str:
+        prompt = body["messages"][-1]["content"]
+        first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
         critique = "critic's feedback" in first_user
-        subs = [("collect_wood", "code" if critique else "rl", 3), ("place_table", "code", 1),
-                ("make_wood_pickaxe", "code", 1)]  # fmt: skip
-        return json.dumps({
-            "task": "make_wood_pickaxe", "reasoning": "recipes: wood, table, pickaxe",
-            "sub_actions": [{"name": n, "description": n, "mode": m, "count": c,
-                             "precondition": "-", "expected_effect": "-"} for n, m, c in subs],
-        })  # fmt: skip
-    if "# Role: fast agent (coder)" in first_user:
-        name = re.search(r"`def (\w+)\(view\):`", first_user).group(1)  # type: ignore[union-attr]
-        return "Here is the action:\n```json\n" + write_action(name, 80).model_dump_json() + "\n```"
-    if "# Role: fast agent (RL designer)" in first_user:
-        coded = re.search(r"extra actions\):\n(.*)\n", first_user).group(1)  # type: ignore[union-attr]
-        names = [c.strip() for c in coded.split(",") if c.strip()]
-        return json.dumps({
-            "macro_actions": names, "sample_budget": 1200,
-            "reward_terms": [{"achievement": a, "weight": 1.0, "cap": c} for a, c in
-                             (("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1))],
-        })  # fmt: skip
-    if "# Role: critic" in first_user:
-        learned = '"mode": "rl"' in first_user.replace("\n", "")
-        if learned:
+        if "# Role: slow agent" in first_user:
             return json.dumps(
-                {
-                    "verdict": "revise_plan",
-                    "failing_sub_action": "collect_wood",
-                    "slow_feedback": "code collect_wood",
-                    "reasoning": "learned fails",
-                }
+                {"task": task, "reasoning": "recipes", "sub_actions": subs(not critique)}
             )
-        return json.dumps({"verdict": "success", "reasoning": "all coded"})
-    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+        if "# Role: one agent" in first_user:
+            plan_subs = subs(False) if forget_code and not critique else subs(not critique)
+            names = [s["name"] for s in plan_subs if s["mode"] == "code"]
+            if forget_code and not critique:
+                names = [n for n in names if n != forget_code] + ["collect_diamond"]
+            actions = [write_action(n, 80).model_dump() for n in names]
+            dec = {"task": task, "reasoning": "plan and code", "sub_actions": plan_subs}
+            return json.dumps({"decomposition": dec, "actions": actions})
+        if "# Role: fast agent (coder)" in first_user:
+            name = re.search(r"`def (\w+)\(view\):`", first_user).group(1)  # type: ignore[union-attr]
+            return (
+                "Here is the action:\n```json\n"
+                + write_action(name, 80).model_dump_json()
+                + "\n```"
+            )
+        if "# Role: fast agent (RL designer)" in first_user:
+            coded = re.search(r"extra actions\):\n(.*)\n", first_user).group(1)  # type: ignore[union-attr]
+            names = [c.strip() for c in coded.split(",") if c.strip()]
+            return json.dumps({
+                "macro_actions": names, "sample_budget": 1200,
+                "reward_terms": [{"achievement": a, "weight": 1.0, "cap": c} for a, c in plan],
+            })  # fmt: skip
+        if "# Role: critic" in first_user:
+            learned = '"mode": "rl"' in first_user.replace("\n", "")
+            if learned:
+                first = plan[0][0]
+                verdict = {"verdict": "revise_plan", "failing_sub_action": first,
+                           "slow_feedback": f"code {first}", "reasoning": "learned"}  # fmt: skip
+                return json.dumps(verdict)
+            return json.dumps({"verdict": "success", "reasoning": "all coded"})
+        raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+
+    return respond
+
+
+# make_wood_pickaxe: collect_wood learned first, coded after the critique.
+crafter_responder = plan_responder(
+    "make_wood_pickaxe", [("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1)]
+)

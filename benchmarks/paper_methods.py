@@ -1,0 +1,164 @@
+"""The methods `benchmarks/paper.py` compares, each one job (method, task, seed) at one budget.
+
+Every job returns the same record: its learning curve (`points`: cumulative samples, success
+rate, dead-loop ratio and deaths after each segment or iteration), the final figures, the
+samples used, and the samples at which a training episode first succeeded. All methods are
+evaluated on the same held-out episode seeds (rlgpt's own evaluation seeds).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# method -> what it is, for the tables.
+METHODS: dict[str, str] = {
+    "pure_rl": "PPO on the 17 primitives, sparse task reward (success bonus, -1 on death)",
+    "pure_code": "the coded actions alone, chained by the plan, no RL",
+    "rlgpt": "the full loop: slow, fast and critic agents (the author is named above)",
+    "no_critic": "the full loop with the critic's feedback withheld (run.critic: false)",
+    "reward_only": "PPO on the 17 primitives, every plan step's achievement as a reward term",
+    "one_agent": "one prompt playing planner and coder",
+}
+
+
+def _plan(task: str) -> tuple[Any, list[tuple[str, int]], Any]:
+    """The task, its plan (achievement, count) and the decomposition evaluate() reports on."""
+    from rlgpt.envs.planner import climb_steps, effect_of, precondition_of
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.messages import Decomposition, SubAction
+
+    spec = get_task(task)
+    steps = climb_steps(spec.achievement)
+    subs = [
+        SubAction(name=a, description=a, mode="rl", count=n, precondition=precondition_of(a),
+                  expected_effect=effect_of(a, n))
+        for a, n in steps
+    ]  # fmt: skip
+    return spec, steps, Decomposition(task=task, sub_actions=subs, reasoning="benchmark plan")
+
+
+def _point(samples: int, report: Any) -> dict[str, Any]:
+    deaths = report.ends.get("death", 0.0)
+    return {"samples": samples, "success": report.success_rate,
+            "dead_loop": report.dead_loop_ratio, "deaths": deaths}  # fmt: skip
+
+
+def ppo(
+    task: str, seed: int, budget: int, segments: int, episodes: int, shaped: bool, out: Path
+) -> dict[str, Any]:  # fmt: skip
+    """PPO on primitives in `segments` equal parts, each continuing the last (weights and
+    optimizer) and evaluated: a learning curve at the loop's iteration boundaries. `shaped`:
+    a reward term per plan step (the knowledge as reward, no coded action)."""
+    from rlgpt.config import EvalParams, load_params
+    from rlgpt.messages import RewardTerm, RLConfig
+    from rlgpt.rl.evaluate import evaluate
+    from rlgpt.rl.train import train
+
+    params = load_params(ROOT / "params.yaml")
+    spec, steps, dec = _plan(task)
+    terms = [RewardTerm(achievement=a, weight=1.0, cap=n) for a, n in steps] if shaped else []
+    cfg = RLConfig(macro_actions=[], reward_terms=terms, sample_budget=budget // segments,
+                   ppo=params.train.ppo)  # fmt: skip
+    t0, samples, first, points, previous = time.perf_counter(), 0, None, [], None
+    for i in range(1, segments + 1):
+        result = train(spec, cfg, [], params.train, seed + i, out / f"seg{i}",
+                       show_progress=False, previous=previous)  # fmt: skip
+        if first is None and result.first_success is not None:
+            first = samples + result.first_success
+        samples += result.samples
+        report, _ = evaluate(
+            Path(result.checkpoint), spec, dec, cfg, [], params.train,
+            EvalParams(episodes=episodes), seed, samples, show_progress=False,
+        )  # fmt: skip
+        points.append(_point(samples, report))
+        previous = result
+    return _record(points, samples, first, t0)
+
+
+def pure_code(task: str, seed: int, episodes: int) -> dict[str, Any]:
+    """The reference coded actions called in plan order (the first step whose count is not
+    reached), no learning. Samples to first success: env steps played until an episode first
+    succeeded (nothing is trained)."""
+    from rlgpt.config import EvalParams, load_params
+    from rlgpt.llm.offline import write_action
+    from rlgpt.messages import RLConfig
+    from rlgpt.rl.evaluate import evaluate
+    from rlgpt.skills.runtime import MacroActionWrapper
+
+    params = load_params(ROOT / "params.yaml")
+    spec, steps, dec = _plan(task)
+    coded = [write_action(a, 200 if a.startswith("collect") else 80) for a, _ in steps]
+    cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1)
+
+    def act(obs: Any, info: dict[str, Any], env: MacroActionWrapper) -> int:
+        todo = [a for a, n in steps if info["achievements"].get(a, 0) < n] or [steps[-1][0]]
+        return env.index_of(todo[0])
+
+    t0 = time.perf_counter()
+    report, table = evaluate(
+        None, spec, dec, cfg, coded, params.train, EvalParams(episodes=episodes), seed, 0,
+        show_progress=False, sandbox=params.sandbox, act=act,
+    )  # fmt: skip
+    played = table["steps"].cumsum()
+    wins = played[table["success"]]
+    first = int(wins.iloc[0]) if len(wins) else None
+    return _record([_point(0, report)], 0, first, t0)
+
+
+def rlgpt(
+    task: str, seed: int, budget: int, iterations: int, episodes: int, critic: bool, out: Path,
+    tracking: dict[str, Any], llm: dict[str, Any], agents: str = "two",
+) -> dict[str, Any]:  # fmt: skip
+    """`rlgpt run` with params.yaml as it is but the benchmark's budget (split over the
+    iterations), evaluation episodes, critic switch, LLM and tracking store; no skill library,
+    so every run starts from the same knowledge."""
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["run"] |= {"task": task, "iterations": iterations, "runs_dir": str(out / "runs"),
+                      "critic": critic, "seed": seed, "agents": agents}  # fmt: skip
+    params["train"]["sample_budget"] = budget // iterations
+    params["eval"]["episodes"] = episodes
+    params["tracking"] |= tracking
+    params["llm"] |= llm
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "params.yaml").write_text(yaml.safe_dump(params))
+    run_id = out.name
+    t0 = time.perf_counter()
+    cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--params", "params.yaml",
+           "--run-id", run_id, "--quiet", "--force", "--no-library"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True)
+    run_dir = out / "runs" / run_id
+    if proc.returncode != 0 or not (run_dir / "summary.json").exists():
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+        return {"error": f"rlgpt run failed: {lines[-1][:300]}"}
+    summary = json.loads((run_dir / "summary.json").read_text())
+    samples, first, points = 0, None, []
+    for it in summary["iterations"]:
+        train = run_dir / f"iter_{it['iteration']}" / "train" / "train.json"
+        at = json.loads(train.read_text()).get("first_success") if train.exists() else None
+        if first is None and at is not None:
+            first = samples + at
+        samples += it["samples"]
+        report = run_dir / f"iter_{it['iteration']}" / "eval.json"
+        ends = json.loads(report.read_text()).get("ends", {}) if report.exists() else {}
+        points.append({"samples": samples, "success": it["success_rate"],
+                       "dead_loop": it["dead_loop_ratio"], "deaths": ends.get("death", 0.0),
+                       "coded": it["coded"], "verdict": it["verdict"]})  # fmt: skip
+    return _record(points, samples, first, t0) | {"run_dir": str(run_dir)}
+
+
+def _record(
+    points: list[dict[str, Any]], samples: int, first: int | None, t0: float
+) -> dict[str, Any]:  # fmt: skip
+    last = points[-1]
+    return {"points": points, "success": last["success"], "dead_loop": last["dead_loop"],
+            "deaths": last["deaths"], "samples": samples, "first_success": first,
+            "wall_s": round(time.perf_counter() - t0, 1)}  # fmt: skip

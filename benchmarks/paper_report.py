@@ -1,0 +1,288 @@
+"""Tables, plots and results.md of `benchmarks/paper.py`, from the jobs' records alone."""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from paper_methods import METHODS  # noqa: E402
+
+CURVED = ("pure_rl", "reward_only", "rlgpt", "no_critic", "one_agent")  # methods that learn
+LOOP = ("rlgpt", "no_critic", "one_agent")  # methods with iterations
+COLORS = {
+    "pure_rl": "tab:red", "reward_only": "tab:orange", "rlgpt": "tab:blue",
+    "no_critic": "tab:purple", "pure_code": "tab:green", "one_agent": "tab:brown",
+}  # fmt: skip
+# The paper's figures (RL-GPT, NeurIPS 2024, MineDojo), each beside the comparison we make.
+PAPER = {
+    "pure_rl": ("RL-GPT vs pure RL", "pure RL about 0% on its tasks", "pure_rl", "rlgpt"),
+    "critic": ("critic vs none", "crafting table 0.52 without, 0.65 with", "no_critic", "rlgpt"),
+    "reward": ("action space vs reward", "0.418 reward variant vs 0.585", "reward_only", "rlgpt"),
+    "agents": ("two agents vs one", "0.34 one agent vs 0.52 two", "one_agent", "rlgpt"),
+}
+
+
+def _sd(xs: list[float]) -> float:
+    return statistics.stdev(xs) if len(xs) > 1 else 0.0
+
+
+def _fmt(xs: list[float]) -> str:
+    return f"{statistics.fmean(xs):.2f} ± {_sd(xs):.2f}" if xs else "—"
+
+
+def summarize(records: list[dict[str, Any]], cfg: Any) -> dict[str, dict[str, dict[str, Any]]]:
+    """task -> method -> figures over seeds (failed jobs counted apart, never as zeros)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for task in cfg.budgets:
+        out[task] = {}
+        for method in cfg.methods:
+            rows = [r for r in records if r["task"] == task and r["method"] == method]
+            ok = [r for r in rows if "error" not in r]
+            if not rows:
+                continue
+            firsts = [r["first_success"] for r in ok if r.get("first_success") is not None]
+            out[task][method] = {
+                "success": [r["success"] for r in ok], "samples": [r["samples"] for r in ok],
+                "first_success": firsts, "dead_loop": [r["dead_loop"] for r in ok],
+                "wall_s": [r["wall_s"] for r in ok], "errors": [r["error"] for r in rows
+                                                               if "error" in r],
+            }  # fmt: skip
+    return out
+
+
+def _csvs(out: Path, records: list[dict[str, Any]], summary: dict[str, Any]) -> list[Path]:
+    runs, curves, table = out / "runs.csv", out / "curves.csv", out / "summary.csv"
+    with runs.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["task", "method", "seed", "success", "samples", "first_success",
+                    "dead_loop", "deaths", "wall_s", "error"])  # fmt: skip
+        for r in sorted(records, key=lambda r: (r["task"], r["method"], r["seed"])):
+            w.writerow([r["task"], r["method"], r["seed"], r.get("success", ""),
+                        r.get("samples", ""), r.get("first_success", ""), r.get("dead_loop", ""),
+                        r.get("deaths", ""), r.get("wall_s", ""), r.get("error", "")])  # fmt: skip
+    with curves.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["task", "method", "seed", "point", "samples", "success", "dead_loop",
+                    "deaths"])  # fmt: skip
+        for r in records:
+            for i, p in enumerate(r.get("points", []), 1):
+                w.writerow([r["task"], r["method"], r["seed"], i, p["samples"], p["success"],
+                            p["dead_loop"], p["deaths"]])  # fmt: skip
+    with table.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(
+            [
+                "task",
+                "method",
+                "seeds",
+                "success_mean",
+                "success_sd",
+                "samples_mean",
+                "first_success_mean",
+                "seeds_with_success",
+                "dead_loop_mean",
+                "failed_jobs",
+            ]
+        )
+        for task, methods in summary.items():
+            for m, s in methods.items():
+                xs = s["success"]
+                w.writerow([task, m, len(xs), _mean(xs), round(_sd(xs), 3), _mean(s["samples"]),
+                            _mean(s["first_success"]), len(s["first_success"]),
+                            _mean(s["dead_loop"]), len(s["errors"])])  # fmt: skip
+    return [runs, curves, table]
+
+
+def _mean(xs: list[float]) -> float | str:
+    return round(statistics.fmean(xs), 3) if xs else ""
+
+
+def _by_point(records: list[dict[str, Any]], task: str, method: str, key: str) -> list[list[float]]:
+    """Per point index, the values of all seeds."""
+    rows = [r for r in records if r["task"] == task and r["method"] == method and "points" in r]
+    n = max((len(r["points"]) for r in rows), default=0)
+    return [[r["points"][i][key] for r in rows if len(r["points"]) > i] for i in range(n)]
+
+
+def _plots(out: Path, records: list[dict[str, Any]], cfg: Any) -> list[Path]:
+    tasks = list(cfg.budgets)
+    paths = []
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4 * len(tasks), 3.4), squeeze=False)
+    for ax, task in zip(axes[0], tasks, strict=True):
+        for m in (m for m in CURVED if m in cfg.methods):
+            xs = [statistics.fmean(v) for v in _by_point(records, task, m, "samples")]
+            ys = _by_point(records, task, m, "success")
+            if not xs:
+                continue
+            mean = [statistics.fmean(v) for v in ys]
+            sd = [_sd(v) for v in ys]
+            ax.plot(xs, mean, marker="o", color=COLORS[m], label=m)
+            ax.fill_between(xs, [a - b for a, b in zip(mean, sd, strict=True)],
+                            [a + b for a, b in zip(mean, sd, strict=True)],
+                            color=COLORS[m], alpha=0.15)  # fmt: skip
+        code = [
+            r["success"]
+            for r in records
+            if r["task"] == task and r["method"] == "pure_code" and "error" not in r
+        ]
+        if code:
+            rate = statistics.fmean(code)
+            ax.axhline(rate, color=COLORS["pure_code"], ls="--", label="pure_code")
+        ax.set(title=task, xlabel="samples", ylim=(-0.05, 1.05))
+    axes[0][0].set_ylabel("success rate (mean ± sd over seeds)")
+    axes[0][-1].legend(fontsize=7)
+    paths.append(_save(fig, out / "success_vs_samples.png"))
+    for key, name, label in (
+        ("success", "success_per_iteration.png", "success rate"),
+        ("dead_loop", "dead_loop_per_iteration.png", "dead-loop ratio"),
+    ):
+        fig, axes = plt.subplots(1, len(tasks), figsize=(4 * len(tasks), 3.2), squeeze=False)
+        for ax, task in zip(axes[0], tasks, strict=True):
+            for shift, m in enumerate(m for m in LOOP if m in cfg.methods):
+                ys = _by_point(records, task, m, key)
+                xs = [i + 1 + 0.08 * shift for i in range(len(ys))]
+                ax.errorbar(xs, [statistics.fmean(v) for v in ys], yerr=[_sd(v) for v in ys],
+                            marker="o", capsize=3, color=COLORS[m], label=m)  # fmt: skip
+            ax.set(title=task, xlabel="iteration", ylim=(-0.05, 1.05))
+            ax.set_xticks(range(1, cfg.iterations + 1))
+        axes[0][0].set_ylabel(label)
+        axes[0][-1].legend(fontsize=7)
+        paths.append(_save(fig, out / name))
+    return paths
+
+
+def _save(fig: Any, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def claims(summary: dict[str, Any], skips: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Each paper claim: our figures (mean over tasks of the mean over seeds) and whether its
+    direction reproduced; None when the method was not run."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, (what, paper, worse, better) in PAPER.items():
+        if worse in skips:
+            out[key] = {"claim": what, "paper": paper, "reproduced": None, "note": skips[worse]}
+            continue
+        pairs = [
+            (s[worse]["success"], s[better]["success"])
+            for s in summary.values()
+            if worse in s and better in s and s[worse]["success"] and s[better]["success"]
+        ]
+        if not pairs:
+            out[key] = {"claim": what, "paper": paper, "reproduced": None, "note": "not run"}
+            continue
+        lo = statistics.fmean(statistics.fmean(a) for a, _ in pairs)
+        hi = statistics.fmean(statistics.fmean(b) for _, b in pairs)
+        spread = statistics.fmean(max(_sd(a), _sd(b)) for a, b in pairs)
+        seeds = min(min(len(a), len(b)) for a, b in pairs)
+        out[key] = {
+            "claim": what,
+            "paper": paper,
+            worse: round(lo, 3),
+            better: round(hi, 3),
+            "tasks": len(pairs),
+            "reproduced": hi > lo,
+            "beyond_spread": hi - lo > spread if seeds > 1 else None,  # one seed: no spread
+        }
+    return out
+
+
+def _reading(c: dict[str, Any]) -> str:
+    if c["reproduced"] is None:
+        return c["note"]
+    names = [k for k in c if k in METHODS]
+    lo, hi = c[names[0]], c[names[1]]
+    verdict = "direction reproduced" if c["reproduced"] else "direction NOT reproduced"
+    if hi == lo:
+        verdict = "no difference"
+    noise = {
+        True: "the gap is beyond the seed spread",
+        False: "the gap is within the seed spread",
+        None: "one seed, no spread to judge the gap by",
+    }[c["beyond_spread"]]
+    means = f"{names[1]} {hi:.2f} vs {names[0]} {lo:.2f} (mean of {c['tasks']} task(s))"
+    return f"{verdict}: {means}; {noise}"
+
+
+def write_results(
+    out: Path, cfg: Any, records: list[dict[str, Any]], skips: dict[str, str], wall: float,
+    machine: str, parent: str, uri: str,
+) -> tuple[dict[str, Any], list[Path]]:  # fmt: skip
+    """results.md, the CSVs and the plots; the headline figures (the JSON line)."""
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarize(records, cfg)
+    files = _csvs(out, records, summary) + _plots(out, records, cfg)
+    found = claims(summary, skips)
+    md = out / "results.md"
+    md.write_text(_markdown(cfg, summary, records, found, skips, wall, machine, parent, uri, files))
+    headline = {
+        "label": cfg.label, "seeds": cfg.seeds, "wall_s": round(wall, 1),
+        "success": {t: {m: _mean(s["success"]) for m, s in ms.items()}
+                    for t, ms in summary.items()},
+        "claims": {k: c["reproduced"] for k, c in found.items()},
+        "failed_jobs": sum(len(s["errors"]) for ms in summary.values() for s in ms.values()),
+    }  # fmt: skip
+    return headline, [md, *files]
+
+
+def _markdown(
+    cfg: Any, summary: dict[str, Any], records: list[dict[str, Any]], found: dict[str, Any],
+    skips: dict[str, str], wall: float, machine: str, parent: str, uri: str, files: list[Path],
+) -> str:  # fmt: skip
+    quick = cfg.label != "full"
+    lines = [f"# RL-GPT on Crafter: the paper's claims, measured ({cfg.label})", ""]
+    if quick:
+        lines += [f"**{cfg.label.upper()} RUN: fewer seeds and smaller budgets than the full "
+                  "protocol; figures are indicative only.**", ""]  # fmt: skip
+    budgets = ", ".join(f"{t} {b:,}" for t, b in cfg.budgets.items())
+    lines += [
+        "Written by `benchmarks/paper.py` from its job records; do not edit by hand.", "",
+        f"- Budgets (primitive env steps, all iterations): {budgets}",
+        f"- Seeds: {cfg.seeds}; evaluation episodes per point: {cfg.episodes} (the same "
+        f"held-out seeds for every method); loop iterations: {cfg.iterations} (the PPO "
+        "baselines are evaluated at the same sample points)",
+        f"- Author: {cfg.llm.get('backend')} {cfg.llm.get('model', '')}".rstrip(),
+        f"- Machine: {machine}; wall time {wall / 60:.1f} min",
+        f"- MLflow: `{uri}`, experiment `rlgpt-paper`, parent run `{parent}`", "",
+        "## Methods", "",
+        *[f"- **{m}**: {METHODS[m]}" + (f" — *{skips[m]}*" if m in skips else "")
+          for m in cfg.methods],
+        "", "## Paper vs here", "", "| claim | paper | here |", "|---|---|---|",
+        *[f"| {c['claim']} | {c['paper']} | {_reading(c)} |" for c in found.values()],
+        "", "## Per task (final point; mean ± sd over seeds)", "",
+        "| task | method | success | samples used | samples to first success | dead-loop |",
+        "|---|---|---|---|---|---|",
+    ]  # fmt: skip
+    for task, methods in summary.items():
+        for m, s in methods.items():
+            first = (f"{statistics.fmean(s['first_success']):,.0f} "
+                     f"({len(s['first_success'])}/{len(s['success'])} seeds)"
+                     if s["first_success"] else "never")  # fmt: skip
+            err = f" ({len(s['errors'])} failed: {s['errors'][0][:80]})" if s["errors"] else ""
+            lines.append(f"| {task} | {m} | {_fmt(s['success'])}{err} | "
+                         f"{statistics.fmean(s['samples']) if s['samples'] else 0:,.0f} | "
+                         f"{first} | {_fmt(s['dead_loop'])} |")  # fmt: skip
+    lines += ["", "## Per iteration (the loop and its ablations)", "",
+              "| task | method | iteration | samples | success | dead-loop |",
+              "|---|---|---|---|---|---|"]  # fmt: skip
+    for task in cfg.budgets:
+        for m in (m for m in LOOP if m in cfg.methods):
+            samples = _by_point(records, task, m, "samples")
+            for i, ys in enumerate(_by_point(records, task, m, "success")):
+                dl = _by_point(records, task, m, "dead_loop")[i]
+                lines.append(f"| {task} | {m} | {i + 1} | {statistics.fmean(samples[i]):,.0f} | "
+                             f"{_fmt(ys)} ({len(ys)} seeds) | {_fmt(dl)} |")  # fmt: skip
+    lines += ["", "## Plots", ""]
+    lines += [f"![{p.stem}]({p.name})" for p in files if p.suffix == ".png"]
+    lines += ["", "Regenerate: `make results` (full) or `make results-quick`; the job records "
+              "under benchmarks/out/ let a rerun resume."]  # fmt: skip
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,90 @@
+"""The paper benchmark's reading of its records, and the critic switch it ablates."""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from rlgpt.agents.roles import withheld_critique
+from rlgpt.config import Params
+from rlgpt.envs.tasks import get_task
+from rlgpt.lineage.context import RunContext
+from rlgpt.messages import EvalReport
+from tasks.caching import _key
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+from paper_report import _reading, claims, summarize  # noqa: E402
+
+CFG = SimpleNamespace(
+    budgets={"place_table": 1000, "make_wood_pickaxe": 2000},
+    methods=("pure_rl", "rlgpt", "no_critic", "reward_only", "one_agent"),
+)
+
+
+def _rec(task: str, method: str, seed: int, success: float, **kw: object) -> dict:
+    return {"task": task, "method": method, "seed": seed, "success": success, "samples": 1000,
+            "first_success": None, "dead_loop": 0.0, "wall_s": 1.0, **kw}  # fmt: skip
+
+
+def test_claims_read_the_direction_and_the_seed_spread():
+    recs = []
+    for task in CFG.budgets:
+        for seed, (rl, full, crit) in enumerate([(0.0, 0.9, 0.9), (0.1, 0.95, 0.9)]):
+            recs += [
+                _rec(task, "pure_rl", seed, rl),
+                _rec(task, "rlgpt", seed, full),
+                _rec(task, "no_critic", seed, crit),
+                _rec(task, "reward_only", seed, 0.99),
+            ]
+    found = claims(summarize(recs, CFG), {"one_agent": "skipped: needs a real model"})
+    assert found["pure_rl"]["reproduced"] is True and found["pure_rl"]["beyond_spread"] is True
+    assert found["pure_rl"]["rlgpt"] == 0.925 and found["pure_rl"]["pure_rl"] == 0.05
+    assert found["critic"]["reproduced"] is True and found["critic"]["beyond_spread"] is False
+    assert found["reward"]["reproduced"] is False  # the reward variant did better here
+    assert "NOT reproduced" in _reading(found["reward"])
+    assert found["agents"]["reproduced"] is None and "real model" in _reading(found["agents"])
+
+
+def test_failed_jobs_are_counted_apart_never_as_zero_success():
+    recs = [
+        _rec("place_table", "rlgpt", 0, 1.0),
+        {"task": "place_table", "method": "rlgpt", "seed": 1, "error": "rlgpt run failed: x"},
+    ]
+    s = summarize(recs, CFG)["place_table"]["rlgpt"]
+    assert s["success"] == [1.0] and s["errors"] == ["rlgpt run failed: x"]
+
+
+def test_one_seed_has_no_spread_to_judge_by():
+    recs = [_rec("place_table", "pure_rl", 0, 0.0), _rec("place_table", "rlgpt", 0, 1.0)]
+    found = claims(summarize(recs, CFG), {})
+    assert found["pure_rl"]["beyond_spread"] is None
+    assert "one seed" in _reading(found["pure_rl"])
+
+
+def _report(rate: float) -> EvalReport:
+    return EvalReport(
+        success_rate=rate, episodes=10, samples=100, mean_episode_steps=10.0,
+        dead_loop_ratio=0.0, subgoal_rates={"place_table": rate}, macro_usage={},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(("rate", "verdict"), [(0.9, "success"), (0.3, "revise_code")])
+def test_a_withheld_critique_carries_the_verdict_and_nothing_else(rate, verdict):
+    c = withheld_critique(_report(rate), 0.8)
+    assert c.verdict == verdict and c.reasoning.startswith("critic withheld")
+    assert not (c.fast_feedback or c.bottlenecks or c.slow_feedback or c.failing_sub_action)
+
+
+def test_the_critic_switch_keys_stages_only_when_off():
+    """Runs recorded before run.critic existed resume with the same stage keys."""
+
+    def key(critic: bool | None) -> str:
+        params = Params() if critic is None else Params.model_validate({"run": {"critic": critic}})
+        ctx = RunContext(run_id="r", params=params, task=get_task("place_table"))
+        return _key("train", ctx, {"k": 1})
+
+    assert key(True) == key(None)
+    assert key(False) != key(True)
