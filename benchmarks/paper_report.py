@@ -259,8 +259,9 @@ def _markdown(
         "", "## Paper vs here", "", "| claim | paper | here |", "|---|---|---|",
         *[f"| {c['claim']} | {c['paper']} | {_reading(c)} |" for c in found.values()],
         "", "## Per task (final point; mean ± sd over seeds)", "",
-        "| task | method | success | samples used | samples to first success | dead-loop |",
-        "|---|---|---|---|---|---|",
+        "| task | method | success | samples used | samples to first success | dead-loop "
+        "| wall s per job |",
+        "|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for task, methods in summary.items():
         for m, s in methods.items():
@@ -268,9 +269,10 @@ def _markdown(
                      f"({len(s['first_success'])}/{len(s['success'])} seeds)"
                      if s["first_success"] else "never")  # fmt: skip
             err = f" ({len(s['errors'])} failed: {s['errors'][0][:80]})" if s["errors"] else ""
-            lines.append(f"| {task} | {m} | {_fmt(s['success'])}{err} | "
-                         f"{statistics.fmean(s['samples']) if s['samples'] else 0:,.0f} | "
-                         f"{first} | {_fmt(s['dead_loop'])} |")  # fmt: skip
+            used = statistics.fmean(s["samples"]) if s["samples"] else 0
+            wall = statistics.fmean(s["wall_s"]) if s["wall_s"] else 0
+            lines.append(f"| {task} | {m} | {_fmt(s['success'])}{err} | {used:,.0f} | "
+                         f"{first} | {_fmt(s['dead_loop'])} | {wall:.0f} |")  # fmt: skip
     lines += ["", "## Per iteration (the loop and its ablations)", "",
               "| task | method | iteration | samples | success | dead-loop |",
               "|---|---|---|---|---|---|"]  # fmt: skip

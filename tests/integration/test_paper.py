@@ -113,6 +113,7 @@ def test_a_bad_task_is_a_one_line_error(tmp_path, cli_env):
     )
 
 
+@pytest.mark.slow  # a minute; the one-agent loop itself is in test_openai_run.py
 def test_with_a_real_endpoint_the_one_agent_ablation_runs(tmp_path, cli_env):
     """--llm openai: the loop and its one-agent variant talk to a model over HTTP (a scripted
     one on 127.0.0.1) and the agents claim gets a reading instead of a skip."""
