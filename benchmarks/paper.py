@@ -55,8 +55,8 @@ class Config:
 # Budgets sized so the full protocol (3 seeds x 4 learning methods) runs in about 1.5 hours on
 # this 2-core machine; benchmarks/tech_tree.py measures the deep tasks at 1M samples.
 FULL = Config("full", 3, 30, 4, {
-    "place_table": 20_000, "make_wood_pickaxe": 40_000, "make_stone_pickaxe": 80_000,
-    "place_furnace": 80_000, "make_iron_pickaxe": 160_000,
+    "place_table": 20_000, "make_wood_pickaxe": 40_000, "make_stone_pickaxe": 60_000,
+    "place_furnace": 60_000, "make_iron_pickaxe": 120_000,
 })  # fmt: skip
 QUICK = Config("quick", 2, 20, 2, {
     "place_table": 12_000, "make_wood_pickaxe": 30_000, "make_stone_pickaxe": 40_000,

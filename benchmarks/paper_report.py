@@ -99,6 +99,11 @@ def _csvs(out: Path, records: list[dict[str, Any]], summary: dict[str, Any]) -> 
     return [runs, curves, table]
 
 
+def _compute(records: list[dict[str, Any]]) -> float:
+    """Seconds the jobs ran, summed (recorded ones included)."""
+    return float(sum(r.get("wall_s", 0.0) for r in records))
+
+
 def _mean(xs: list[float]) -> float | str:
     return round(statistics.fmean(xs), 3) if xs else ""
 
@@ -146,6 +151,8 @@ def _plots(out: Path, records: list[dict[str, Any]], cfg: Any) -> list[Path]:
         for ax, task in zip(axes[0], tasks, strict=True):
             for shift, m in enumerate(m for m in LOOP if m in cfg.methods):
                 ys = _by_point(records, task, m, key)
+                if not ys:  # skipped or failed on every seed
+                    continue
                 xs = [i + 1 + 0.08 * shift for i in range(len(ys))]
                 ax.errorbar(xs, [statistics.fmean(v) for v in ys], yerr=[_sd(v) for v in ys],
                             marker="o", capsize=3, color=COLORS[m], label=m)  # fmt: skip
@@ -226,6 +233,7 @@ def write_results(
     md.write_text(_markdown(cfg, summary, records, found, skips, wall, machine, parent, uri, files))
     headline = {
         "label": cfg.label, "seeds": cfg.seeds, "wall_s": round(wall, 1),
+        "job_s": round(_compute(records), 1),
         "success": {t: {m: _mean(s["success"]) for m, s in ms.items()}
                     for t, ms in summary.items()},
         "claims": {k: c["reproduced"] for k, c in found.items()},
@@ -251,7 +259,9 @@ def _markdown(
         f"held-out seeds for every method); loop iterations: {cfg.iterations} (the PPO "
         "baselines are evaluated at the same sample points)",
         f"- Author: {cfg.llm.get('backend')} {cfg.llm.get('model', '')}".rstrip(),
-        f"- Machine: {machine}; wall time {wall / 60:.1f} min",
+        f"- Machine: {machine}; the jobs ran {_compute(records) / 60:.0f} min in all "
+        f"(`--jobs` at once); this invocation took {wall / 60:.1f} min (recorded jobs are "
+        "not run again)",
         f"- MLflow: `{uri}`, experiment `rlgpt-paper`, parent run `{parent}`", "",
         "## Methods", "",
         *[f"- **{m}**: {METHODS[m]}" + (f" — *{skips[m]}*" if m in skips else "")
