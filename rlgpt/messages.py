@@ -1,4 +1,4 @@
-"""The contracts: one pydantic model per agent message (DESIGN.md §4).
+"""The contracts: one pydantic model per agent message (docs/design.md, Contracts).
 
 Every value that crosses a Prefect task boundary is one of these models, a path or an id.
 """

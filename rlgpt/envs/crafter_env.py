@@ -10,6 +10,7 @@ import numpy as np
 
 from rlgpt.envs.fast import FastCrafter
 from rlgpt.envs.recipes import game_data, semantic_names
+from rlgpt.envs.tasks import get_task
 from rlgpt.messages import TaskSpec
 
 ObsKind = Literal["symbolic", "image"]
@@ -134,8 +135,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
-            self._env._seed = seed
-            self._env._episode = 0
+            self._env.reseed(seed)
         image = self._env.reset()
         self._seen = np.zeros(self.area, bool)
         self._mark_seen()
@@ -189,3 +189,15 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
 
     def render(self) -> np.ndarray:
         return np.asarray(crafter.Env.render(self._env))
+
+
+ENV_ID = "rlgpt/Crafter-v0"
+
+
+def make(
+    task: str = "make_wood_pickaxe", observation: ObsKind = "symbolic", view_radius: int = 4,
+    seed: int = 0,
+) -> CrafterEnv:  # fmt: skip
+    """The entry point of `gymnasium.make(ENV_ID, task=...)` (registered on importing
+    rlgpt.envs): the env one task trains on, without coded actions."""
+    return CrafterEnv(get_task(task), observation, view_radius, seed)

@@ -183,6 +183,12 @@ class FastCrafter(crafter.Env):
             self._world.random.uniform(32, 127, self._noise_shape)
         return self._blank
 
+    def reseed(self, seed: int) -> None:
+        """Start a new episode sequence: the next reset builds the world crafter builds for the
+        first episode of `seed` (crafter keeps the seed and the episode count private)."""
+        self._seed = seed
+        self._episode = 0
+
     def reset(self) -> np.ndarray:
         center = (self._world.area[0] // 2, self._world.area[1] // 2)
         self._episode += 1

@@ -8,7 +8,7 @@ from rlgpt.envs.recipes import achievements
 from rlgpt.errors import UserError
 from rlgpt.messages import TaskSpec
 
-# RL-GPT (MineDojo) task -> Crafter achievement (DESIGN.md §2).
+# RL-GPT (MineDojo) task -> Crafter achievement (docs/design.md, The method).
 PAPER_NAMES: dict[str, str] = {
     "collect_wood": "harvest log",
     "place_table": "crafting table",

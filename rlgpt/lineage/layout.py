@@ -1,4 +1,4 @@
-"""The run directory layout (DESIGN.md §7) and content hashes."""
+"""The run directory layout (docs/design.md, Resume, reproduction, audit) and content hashes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""rlgpt/ never imports prefect, mlflow or dvc (DESIGN.md §3)."""
+"""rlgpt/ never imports prefect, mlflow or dvc (docs/design.md, Parts)."""
 
 from __future__ import annotations
 

@@ -125,3 +125,39 @@ def test_info_carries_state():
     assert env.last_info is info
     _, _, _, _, info2 = env.step(actions().index("move_left"))
     assert info2["facing"] == (-1, 0)
+
+
+def test_the_registered_env_and_the_training_env_pass_gymnasium_check_env():
+    """What PPO trains on (coded actions inserted, with and without the primitives) keeps the
+    gymnasium contract, and so does `gymnasium.make("rlgpt/Crafter-v0")`."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env as gym_check_env
+
+    import rlgpt.envs  # noqa: F401 - registers the id
+    from rlgpt.messages import RLConfig
+    from rlgpt.rl.envs import make_env
+
+    made = gymnasium.make("rlgpt/Crafter-v0", task="place_table")
+    assert made.unwrapped.task.name == "place_table"
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*different from the unwrapped.*")
+        gym_check_env(made.unwrapped, skip_render_check=True)
+        coded = [write_action(a, 80) for a in ("collect_wood", "place_table")]
+        for prims in (None, []):
+            cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[],
+                           sample_budget=1, primitive_actions=prims)  # fmt: skip
+            env = make_env(get_task("place_table"), cfg, coded, 0, 4, 80)
+            try:
+                assert env.action_space.n == (17 if prims is None else 0) + 2
+                gym_check_env(env, skip_render_check=True)
+            finally:
+                env.close()
+    made.close()
+
+
+def test_seeding_is_public_and_repeatable():
+    env = CrafterEnv(get_task("collect_wood"))
+    first, _ = env.reset(seed=7)
+    other, _ = env.reset(seed=8)
+    again, _ = env.reset(seed=7)
+    assert np.array_equal(first, again) and not np.array_equal(first, other)
