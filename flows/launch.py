@@ -138,6 +138,12 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
             "iterations": len(summary.iterations),
             "samples": sum(i.samples for i in summary.iterations),
         })  # fmt: skip
+        # per iteration, beside it: what `dvc plots show` draws (dvc.yaml, plots)
+        rows = ["iteration,samples,success_rate,dead_loop_ratio"] + [
+            f"{i.iteration},{i.samples},{i.success_rate},{i.dead_loop_ratio}"
+            for i in summary.iterations
+        ]  # fmt: skip
+        Path(metrics_out).with_name("iterations.csv").write_text("\n".join(rows) + "\n")
     uri = params.tracking.mlflow_uri
     print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
           f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip

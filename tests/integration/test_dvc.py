@@ -49,6 +49,12 @@ def test_dvc_repro_then_status_clean(tmp_path: Path, cli_env):
     assert outs["runs/dvc"]["md5"].endswith(".dir") and "metrics/summary.json" in outs
     assert "train" in lock["stages"]["run"]["params"]["params.yaml"]
 
+    plots = dvc("plots", "show", "--json", "metrics/iterations.csv")  # the run's curve
+    assert plots.returncode == 0, plots.stderr
+    rows = (proj / "metrics" / "iterations.csv").read_text().splitlines()
+    assert rows[0] == "iteration,samples,success_rate,dead_loop_ratio" and len(rows) == 3
+    assert "metrics/iterations.csv" in plots.stdout
+
     status = dvc("status", "run")
     assert status.returncode == 0
     assert "up to date" in status.stdout, status.stdout
