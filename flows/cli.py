@@ -49,7 +49,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="seed of envs, PPO and evaluation")
     run.add_argument("--force", action="store_true", help="overwrite an existing run directory")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
-    run.add_argument("--metrics-out", help="also write the summary's metrics here (for DVC)")
+    run.add_argument(
+        "--set", action="append", metavar="KEY=VALUE",
+        help="override one params.yaml value, validated like the file: e.g. --set "
+        "train.sample_budget=30000 --set train.ppo.n_epochs=4 (VALUE is YAML; repeatable)",
+    )  # fmt: skip
+    run.add_argument(
+        "--metrics-out",
+        help="also write the summary's metrics (JSON) here, and iterations.csv beside it (DVC)",
+    )
     run.add_argument(
         "--no-library", action="store_true",
         help="neither reuse nor add to the skill library (a self-contained run)",

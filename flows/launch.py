@@ -8,7 +8,15 @@ import os
 import time
 from pathlib import Path
 
-from rlgpt.config import Params, load_params, read_run_params, validate_params
+from rlgpt.config import (
+    Params,
+    dotted_keys,
+    load_params,
+    merge_nested,
+    parse_sets,
+    read_run_params,
+    validate_params,
+)  # fmt: skip
 from rlgpt.errors import UserError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.rundir import RunLock, check_run_id, create
@@ -52,13 +60,16 @@ def run_params(args: argparse.Namespace) -> Params:
     through one validation path."""
     if args.replay_from and args.llm != "replay":
         raise UserError("--from RUN_ID goes with --llm replay (it names the run to replay)")
-    overrides = {
+    sets = parse_sets(getattr(args, "set", None) or [])
+    flags = {
         "run": {"task": args.task, "iterations": args.iterations, "seed": args.seed},
         "llm": {"backend": args.llm, "model": args.model, "base_url": args.base_url},
         "library": {"use": False, "add": False} if getattr(args, "no_library", False) else {},
     }
+    overrides = {s: merge_nested(sets.get(s, {}), flags.get(s, {})) for s in {*sets, *flags}}
+    names = {**{k: f"--set {k}" for k in dotted_keys(sets)}, **FLAGS}
     default = args.params == "params.yaml" and not Path(args.params).exists()
-    params = load_params(None if default else args.params, overrides, FLAGS)
+    params = load_params(None if default else args.params, overrides, names)
     if args.llm != "replay":
         return params
     if not args.replay_from:

@@ -218,6 +218,52 @@ def _one_line(where: str, exc: ValidationError, names: dict[str, str] | None = N
     return f"{where}: invalid value for {what}: {err['msg']}"
 
 
+def dotted_keys(d: dict[str, Any], prefix: str = "") -> list[str]:
+    """Dotted keys of every value set (not None) in a nested override."""
+    out: list[str] = []
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out += dotted_keys(v, f"{prefix}{k}.")
+        elif v is not None:
+            out.append(f"{prefix}{k}")
+    return out
+
+
+def merge_nested(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `base`, nested mappings merged key by key (train.ppo.n_epochs=4 keeps
+    the other PPO settings of the file)."""
+    out = dict(base)
+    for k, v in over.items():
+        if v is None:
+            continue
+        both = isinstance(v, dict) and isinstance(out.get(k), dict)
+        out[k] = merge_nested(out[k], v) if both else v
+    return out
+
+
+def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
+    """`--set a.b=VALUE` items as nested overrides (VALUE read as YAML: 30000, 0.5, true, [1]);
+    a malformed item is a UserError that shows the form."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        path = key.strip().split(".")
+        if not sep or len(path) < 2 or not all(path):
+            raise UserError(f"--set {item!r}: expected SECTION.KEY=VALUE, "
+                            "e.g. --set train.sample_budget=30000")  # fmt: skip
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise UserError(f"--set {item!r}: the value is not valid YAML") from None
+        node = out
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise UserError(f"--set {item!r}: {part} is set to a value and a section")
+        node[path[-1]] = value
+    return out
+
+
 def validate_params(
     data: dict[str, Any], where: str, overrides: dict[str, dict[str, Any]] | None = None,
     names: dict[str, str] | None = None,
@@ -226,14 +272,13 @@ def validate_params(
     line (`overrides`, section -> key -> value; `names` says which flag set a key): strict
     types (`true` is no number, 1e18 is no integer), bounds, no unknown keys."""
     merged = {k: dict(v) if isinstance(v, dict) else v for k, v in data.items()}
-    given = {f"{s}.{k}" for s, vals in (overrides or {}).items() for k, v in vals.items()
-             if v is not None}  # fmt: skip
+    given = set(dotted_keys(overrides or {}))
     names = {k: v for k, v in (names or {}).items() if k in given}  # flags name only their own
     for section, values in (overrides or {}).items():
         values = {k: v for k, v in values.items() if v is not None}
         if values:
             base = merged.get(section, {})
-            merged[section] = {**(base if isinstance(base, dict) else {}), **values}
+            merged[section] = merge_nested(base if isinstance(base, dict) else {}, values)
     try:
         return Params.model_validate(merged, strict=True)
     except ValidationError as exc:

@@ -25,6 +25,8 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
         ("train:\n  sample_budget: -5\n", [], "train.sample_budget"),
         ("run:\n  iterationz: 3\n", [], "run.iterationz"),
         (None, ["--iterations", "0"], "iterations"),
+        (None, ["--set", "train.sample_budget=-5"], "invalid value for --set train.sample_budget"),
+        (None, ["--set", "train.sample_budget"], "expected SECTION.KEY=VALUE"),
     ],
 )
 def test_user_errors_are_one_line_exit_2(tmp_path, cli_env, params_text, args, needle):

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rlgpt.config import Params, load_params
+from rlgpt.config import Params, dotted_keys, load_params, parse_sets
 from rlgpt.errors import UserError
 
 
@@ -115,3 +115,25 @@ def test_invalid_values_name_their_key(tmp_path, text, key):
 def test_non_mapping_top_level_is_user_error(tmp_path):
     with pytest.raises(UserError, match="mapping"):
         load_params(write(tmp_path, "- just\n- a list\n"))
+
+
+def test_set_overrides_nested_values_and_keeps_the_rest_of_the_file(tmp_path):
+    path = write(
+        tmp_path, "train:\n  sample_budget: 1000\n  ppo:\n    n_epochs: 2\n    gamma: 0.9\n"
+    )
+    sets = parse_sets(["train.ppo.n_epochs=4", "run.critic=false", "llm.models={slow: m}"])
+    names = {k: f"--set {k}" for k in dotted_keys(sets)}
+    p = load_params(path, sets, names)
+    assert (p.train.ppo.n_epochs, p.train.ppo.gamma, p.train.sample_budget) == (4, 0.9, 1000)
+    assert p.run.critic is False and p.llm.models == {"slow": "m"}
+    with pytest.raises(UserError, match=r"invalid value for --set train.ppo.n_epochs: .*integer"):
+        load_params(path, parse_sets(["train.ppo.n_epochs=four"]), {"train.ppo.n_epochs":
+                    "--set train.ppo.n_epochs"})  # fmt: skip
+    with pytest.raises(UserError, match="'train.ppo.n_epoch'"):  # unknown keys are named
+        load_params(path, parse_sets(["train.ppo.n_epoch=4"]))
+
+
+@pytest.mark.parametrize("item", ["train.sample_budget", "sample_budget=3", "train..x=1", "a.b=["])
+def test_a_malformed_set_says_the_form(item):
+    with pytest.raises(UserError, match="--set"):
+        parse_sets([item])
