@@ -58,7 +58,7 @@ def table_row(it: IterationSummary) -> str:
     if it.excluded:  # failed validation: kept out of training, and why
         critique += "; excluded: " + ", ".join(f"{n} ({c})" for n, c in it.excluded.items())
     return (
-        f"{it.iteration:>4} {it.outer:>2}.{it.inner:<2}  {coded:<38.38} {learned:<20.20} "
+        f"{it.iteration:>4} {it.outer:>2}.{it.inner:<2}  {coded:<38} {learned:<20} "
         f"{it.validation:<7} {it.samples:>8} {it.success_rate:>7.2f} {it.dead_loop_ratio:>8.2f}"
         f"  {critique}"
     )

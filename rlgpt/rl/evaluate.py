@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import torch
 from stable_baselines3 import PPO
-from tqdm import tqdm
 
 from rlgpt.config import EvalParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
 from rlgpt.rl.envs import macro_faults, make_env
+from rlgpt.rl.progress import Progress
 from rlgpt.rl.schema import EPISODES
 from rlgpt.skills.runtime import MacroActionWrapper, items
 
@@ -68,7 +68,8 @@ def evaluate(
     reached: Counter[str] = Counter()
     traces: list[str] = []
     try:
-        for ep in tqdm(range(params.episodes), desc="eval", disable=not show_progress, leave=False):
+        bar = Progress(params.episodes, "eval", "episodes", enabled=show_progress)
+        for ep in range(params.episodes):
             ep_seed = EVAL_SEED_BASE + seed * 10_000 + ep
             obs, info = env.reset(seed=ep_seed)
             torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
@@ -102,6 +103,8 @@ def evaluate(
                  "steps": steps, "decisions": decisions, "macro_calls": calls,
                  "dead_loop": dead, "end": end}
             )  # fmt: skip
+            bar.update(1)
+        bar.close()
         faults = macro_faults([env])
     finally:
         env.close()  # and the coded actions' workers

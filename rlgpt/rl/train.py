@@ -15,12 +15,12 @@ from pydantic import BaseModel
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
-from tqdm import tqdm
 
 from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.faults import maybe_crash
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
+from rlgpt.rl.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +81,7 @@ class PrimitiveBudget(BaseCallback):
         self.on_checkpoint = on_checkpoint
         self.first_success: int | None = None
         self._next = start + every if every else None
-        self.bar = tqdm(total=budget, initial=start, unit="step", desc="train", disable=not show,
-                        leave=False)  # fmt: skip
+        self.bar = Progress(budget, "train", "samples", start, show)
 
     def _on_step(self) -> bool:
         infos = self.locals["infos"]

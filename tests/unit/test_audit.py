@@ -30,3 +30,14 @@ def test_a_warm_started_policy_lists_the_iterations_it_continued(tmp_path):
     assert [c["continued_from"] for c in result["chain"]] == [None, 2, 3]
     text = render_text(result)
     assert "training continued the policy of iteration 3 (sha256 abababababab)" in text
+
+
+def test_the_iteration_table_never_cuts_a_name():
+    from rlgpt.lineage.summary import IterationSummary, table_row
+
+    names = ["collect_wood", "place_table", "make_wood_pickaxe", "make_stone_pickaxe"]
+    it = IterationSummary(iteration=1, outer=1, inner=1, success_rate=0.5, samples=10,
+                          dead_loop_ratio=0.0, coded=names, learned=["collect_diamond"],
+                          validation="ok", verdict="revise_code")  # fmt: skip
+    row = table_row(it)
+    assert ",".join(names) in row and "collect_diamond" in row
