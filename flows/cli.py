@@ -26,11 +26,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"rlgpt: error: {message} (see `{self.prog} --help`)\n")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rlgpt")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rlgpt",
         description="RL-GPT on Crafter: LLM agents decide what to code and what to learn.",
     )
+    p.add_argument("--version", action="version", version=f"rlgpt {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     sub.add_parser("tasks", help="list the tasks and their success conditions")
     run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")

@@ -86,3 +86,10 @@ def test_pipeline_failure_is_one_line_exit_1_with_traceback_file(tmp_path, cli_e
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("rlgpt: failed:"), proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_version_is_the_installed_package_version(tmp_path, cli_env):
+    from importlib.metadata import version
+
+    proc = _run(["--version"], tmp_path, cli_env)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"rlgpt {version('rlgpt')}"
