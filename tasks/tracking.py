@@ -6,13 +6,16 @@ runs FAILED or KILLED when the pipeline stops early.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import logging
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.tracking import MlflowClient
 from prefect import task
@@ -74,8 +77,57 @@ def start_parent(ctx: RunContext, llm_model: str) -> str:
         "eval.episodes": p.eval.episodes, "skill_library.sha256": library_hash(),
         **{f"prompt.{k}.sha256": v for k, v in all_template_hashes().items()},
     }  # fmt: skip
-    c.log_batch(run.info.run_id, params=[Param(k, str(v)) for k, v in params.items()])
+    params |= flat(p.model_dump(mode="json"), "params.")  # every value of params.yaml
+    _log_params(c, run.info.run_id, params)
     return str(run.info.run_id)
+
+
+def flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested mappings as dotted keys; lists as JSON."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out |= flat(v, f"{prefix}{k}.")
+        else:
+            out[f"{prefix}{k}"] = json.dumps(v) if isinstance(v, list | dict) else v
+    return out
+
+
+def _log_params(c: MlflowClient, run: str, params: dict[str, Any]) -> None:
+    items = [Param(k, str(v)[:500]) for k, v in params.items()]
+    for i in range(0, len(items), 100):  # MLflow takes at most 100 params per batch
+        c.log_batch(run, params=items[i : i + 100])
+
+
+def _sb3_scalars(progress: Path, now: int) -> list[Metric]:
+    """SB3's logged scalars (train/loss, train/entropy_loss, train/explained_variance, ...), one
+    point per rollout at its step count."""
+    if not progress.is_file():
+        return []
+    out = []
+    with progress.open() as f:
+        for row in csv.DictReader(f):
+            step = int(float(row.get("time/total_timesteps") or 0))
+            out += [Metric(f"sb3/{k}", float(v), now, step) for k, v in row.items()
+                    if k and v not in (None, "") and not k.startswith("time/")]  # fmt: skip
+    return out
+
+
+_LOADING = """# Loading this policy
+
+    from stable_baselines3 import PPO
+    model = PPO.load("policy.zip")      # the SB3 PPO policy (weights and optimizer)
+
+It acts in the action space of `rl_config.json` (this run's artifacts): crafter's primitives
+kept there, then the coded actions of `actions/` in the order of `macro_actions`. To play it
+as it was evaluated, rebuild that env with rlgpt:
+
+    from rlgpt.rl.envs import make_env          # task, RLConfig, the CodedActions, seed, ...
+    env = make_env(task, rl_config, coded_actions, seed, view_radius, macro_step_budget)
+
+`rlgpt lineage {policy}` prints the prompts, code and validation it came from.
+Coded actions (name: content hash): {hashes}
+"""
 
 
 @task(name="mlflow_iteration")
@@ -129,6 +181,7 @@ def log_iteration(
     ]
     c.log_batch(rid, metrics=metrics, params=params, tags=[RunTag("verdict", it.verdict)])
     d = Path(iter_dir)
+    _log_training(c, rid, d, now)
     for sub in ("actions", "llm"):
         if (d / sub).is_dir():
             c.log_artifacts(rid, str(d / sub), sub)
@@ -139,6 +192,32 @@ def log_iteration(
         c.log_metric(ctx.mlflow_run_id, "success_rate", it.success_rate, step=it.iteration)
     c.set_terminated(rid, "FINISHED")
     return str(rid)
+
+
+def _log_training(c: MlflowClient, rid: str, d: Path, now: int) -> None:
+    """The iteration's RL config as params, SB3's scalars, the episode table, and the policy
+    with a loading recipe."""
+    if (d / "rl_config.json").is_file():
+        cfg = json.loads((d / "rl_config.json").read_text())
+        _log_params(c, rid, flat(cfg, "rl."))
+    scalars = _sb3_scalars(d / "train" / "sb3" / "progress.csv", now)
+    for i in range(0, len(scalars), 1000):  # MLflow takes at most 1000 metrics per batch
+        c.log_batch(rid, metrics=scalars[i : i + 1000])
+    if (d / "episodes.parquet").is_file():
+        c.log_table(
+            rid, data=pd.read_parquet(d / "episodes.parquet"), artifact_file="episodes.json"
+        )
+    policy = d / "train" / "policy.zip"
+    if policy.is_file():
+        c.log_artifact(rid, str(policy), "policy")
+        hashes = {
+            p.stem: hashlib.sha256(p.read_bytes()).hexdigest()[:12]
+            for p in sorted((d / "actions").glob("*.py"))
+        }  # fmt: skip
+        with tempfile.TemporaryDirectory() as tmp:
+            recipe = Path(tmp) / "LOADING.md"
+            recipe.write_text(_LOADING.format(policy=policy, hashes=json.dumps(hashes)))
+            c.log_artifact(rid, str(recipe), "policy")
 
 
 @task(name="mlflow_end")

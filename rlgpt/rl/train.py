@@ -14,6 +14,7 @@ import torch
 from pydantic import BaseModel
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from rlgpt.config import SandboxParams, TrainParams
@@ -194,6 +195,9 @@ def train(
             model.set_random_seed(seed)
         else:
             model = _new_model(cfg, venv, seed, params.device)
+        # SB3's own scalars (losses, entropy, explained variance, ...): train/sb3/progress.csv,
+        # which tasks/tracking.py forwards to MLflow
+        model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))
         budget = PrimitiveBudget(
             cfg.sample_budget, show_progress, start, params.checkpoint_every,
             lambda samples: ckpt.save(model, samples),

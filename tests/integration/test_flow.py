@@ -53,10 +53,19 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
     assert parents[0].data.params["llm.backend"] == "offline"
     assert any(k.startswith("prompt.") for k in parents[0].data.params)
     assert len(children) == 2
+    assert parents[0].data.params["params.train.sample_budget"] == "1200"  # all of params.yaml
     for child in children:
         m = child.data.metrics
         assert {"success_rate", "samples", "dead_loop_ratio", "tokens"} <= set(m)
         assert m["samples"] >= 1200 and m["tokens"] > 0
+        assert "sb3/train/entropy_loss" in m and "sb3/train/explained_variance" in m
+        assert child.data.params["rl.sample_budget"] == "1200"
+        assert "rl.macro_actions" in child.data.params
+        rid = child.info.run_id
+        top = {a.path for a in client.list_artifacts(rid)}
+        assert {"episodes.json", "policy", "actions"} <= top
+        policy = {a.path for a in client.list_artifacts(rid, "policy")}
+        assert policy == {"policy/policy.zip", "policy/LOADING.md"}
 
 
 def test_lineage_both_directions(tmp_path: Path, tiny_params: Path, cli_env):
