@@ -8,6 +8,7 @@ import socket
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import rlgpt_exe
@@ -73,6 +74,7 @@ def test_two_iterations_over_http_then_replay_without_network(tmp_path, tiny_par
     )
 
 
+@pytest.mark.slow  # 40 s; tests/unit/test_agents.py checks the same containment without a run
 def test_one_agent_plans_and_codes_in_one_reply_and_its_slips_are_contained(
     tmp_path, tiny_params, cli_env
 ):  # fmt: skip

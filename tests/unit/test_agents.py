@@ -120,3 +120,28 @@ def test_prompt_is_rendered_strictly(tmp_path):
     with pytest.raises(jinja2.UndefinedError, match="is undefined"):
         agent.ask("critic", Critique)  # the template's variables are missing
     assert llm.requests == []
+
+
+def test_one_agent_contains_a_model_that_forgets_code_or_writes_code_for_no_step(tmp_path):
+    """run.agents: one. collect_wood is marked "code" without code: it is learned instead;
+    code for collect_diamond, which the plan does not have, never reaches training."""
+    from rlgpt.agents.roles import OneAgent
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.offline import write_action
+
+    steps = (("collect_wood", 2), ("place_table", 1))
+    subs = [{"name": n, "description": n, "mode": "code", "count": c, "precondition": "-",
+             "expected_effect": "-"} for n, c in steps]  # fmt: skip
+    code = [write_action(n, 80).model_dump() for n in ("place_table", "collect_diamond")]
+    reply = {"decomposition": {"task": "wrong", "sub_actions": subs, "reasoning": "r"},
+             "actions": code}  # fmt: skip
+    llm = FakeLLM([json.dumps(reply)])
+    dec, coded = OneAgent(llm, tmp_path).plan_and_code(get_task("place_table"), None, [], None, 80)
+    assert dec.task == "place_table"
+    assert [(s.name, s.mode) for s in dec.sub_actions] == [
+        ("collect_wood", "rl"), ("place_table", "code")]  # fmt: skip
+    assert [c.name for c in coded] == ["place_table"]
+    request = llm.requests[0]
+    assert request.agent == "one" and request.kind == "one_agent"
+    prompt = request.messages[-1].content
+    assert "# Role: one agent" in prompt and "def <sub-action name>(view):" in prompt
