@@ -4,6 +4,10 @@ wrote are still there and unchanged (otherwise the stage runs again)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +17,11 @@ from rlgpt.errors import RLGPTError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.stages import log_start, record_stage, stage_key, verified
 
-RESULTS_DIR = ".prefect-results"  # PREFECT_LOCAL_STORAGE_PATH is runs/<id>/.prefect-results
+RESULTS_DIR = ".prefect-results"
+# The stage body running in this context and its key (set by `stage`, read by `finish`).
+_CURRENT: ContextVar[tuple[str, str] | None] = ContextVar(
+    "rlgpt_stage", default=None
+)  # PREFECT_LOCAL_STORAGE_PATH is runs/<id>/.prefect-results
 
 
 # Inputs added to a stage after runs were recorded: left out of its key while unset, so that
@@ -60,24 +68,46 @@ def _retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     return False
 
 
-def stage(name: str, retries: int) -> Any:
-    """The Prefect task decorator of one cached, retried pipeline stage."""
-    return task(
-        name=name,
-        retries=retries,
-        retry_delay_seconds=1,
-        retry_condition_fn=_retry_transient,
-        persist_result=True,
-        cache_key_fn=_cache_key_fn(name),
-    )
+def stage(name: str, retries: int) -> Callable[[Callable[..., Any]], Any]:
+    """The Prefect task decorator of one cached, retried pipeline stage. The key is derived once,
+    from the body's real arguments (all but ctx): Prefect's cache key and the record of the
+    stage's files use the same function of the same values, so an argument added to a stage
+    is in its key without anyone listing it. The body logs its start (a fault-injection point)
+    and ends with `finish(ctx, files)`."""
+
+    def decorate(fn: Callable[..., Any]) -> Any:
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def body(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            ctx: RunContext = bound.arguments["ctx"]
+            inputs = {n: v for n, v in bound.arguments.items() if n != "ctx"}
+            log_start(ctx.layout.root, name, int(inputs["k"]))
+            token = _CURRENT.set((name, _key(name, ctx, inputs)))
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _CURRENT.reset(token)
+
+        return task(
+            name=name,
+            retries=retries,
+            retry_delay_seconds=1,
+            retry_condition_fn=_retry_transient,
+            persist_result=True,
+            cache_key_fn=_cache_key_fn(name),
+        )(body)
+
+    return decorate
 
 
-def begin(ctx: RunContext, name: str, **inputs: Any) -> str:
-    """At the start of a stage body: log it (fault injection point) and return its key."""
-    log_start(ctx.layout.root, name, int(inputs["k"]))
-    return _key(name, ctx, inputs)
-
-
-def finish(ctx: RunContext, name: str, key: str, files: list[Path]) -> None:
-    """At the end of a stage body: record the files it wrote, with their hashes."""
+def finish(ctx: RunContext, files: list[Path]) -> None:
+    """At the end of a stage body: record the files it wrote, with their hashes, under the key
+    the `stage` decorator derived from the body's arguments."""
+    current = _CURRENT.get()
+    if current is None:
+        raise RuntimeError("finish() outside a @stage body")
+    name, key = current
     record_stage(ctx.layout.root, key, name, files)

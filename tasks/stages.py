@@ -32,7 +32,7 @@ from rlgpt.rl.evaluate import evaluate as run_evaluation
 from rlgpt.rl.train import TrainResult
 from rlgpt.rl.train import train as run_training
 from rlgpt.sandbox.validate import validate_all
-from tasks.caching import begin, finish, stage
+from tasks.caching import finish, stage
 
 
 def _agent_args(ctx: RunContext, k: int) -> tuple[LLM, Path]:
@@ -48,10 +48,9 @@ def _agent_kwargs(ctx: RunContext) -> dict[str, Any]:
 def decompose(
     ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None
 ) -> Decomposition:
-    key = begin(ctx, "decompose", k=k, previous=previous, critique=critique)
     slow = SlowAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     dec = slow.decompose(ctx.task, previous, critique)
-    finish(ctx, "decompose", key, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
+    finish(ctx, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
     return dec
 
 
@@ -61,12 +60,11 @@ def plan_and_code(
     critique: Critique | None,
 ) -> tuple[Decomposition, list[CodedAction]]:  # fmt: skip
     """One agent (run.agents: one): the plan and its code from one prompt."""
-    key = begin(ctx, "plan_and_code", k=k, previous=previous, coded=coded, critique=critique)
     one = OneAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     budget = ctx.params.train.macro_step_budget
     dec, actions = one.plan_and_code(ctx.task, previous, coded, critique, budget)
     files = [write_model(ctx.layout.file(k, "decomposition.json"), dec)]
-    finish(ctx, "plan_and_code", key, [*files, *_save_actions(ctx, k, actions)])
+    finish(ctx, [*files, *_save_actions(ctx, k, actions)])
     return dec, actions
 
 
@@ -86,7 +84,6 @@ def generate_code(
     previous: list[CodedAction],
 ) -> list[CodedAction]:  # fmt: skip
     """Fast agent: code each 'code' sub-action (reusing earlier code the critic did not fault)."""
-    key = begin(ctx, "generate_code", k=k, dec=dec, feedback=feedback, previous=previous)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     old = {c.name: c for c in previous}
     lib = ctx.params.library
@@ -110,17 +107,16 @@ def generate_code(
             coded.append(fast.write_action(ctx.task, sub, budget, feedback))
     used = {n: e.model_dump(mode="json", exclude={"stats"}) for n, (e, _) in found.items()}
     files = [*_save_actions(ctx, k, coded), write_json(ctx.layout.file(k, LIBRARY_USED), used)]
-    finish(ctx, "generate_code", key, files)
+    finish(ctx, files)
     return coded
 
 
 @stage("validate", retries=1)
 def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
-    key = begin(ctx, "validate", k=k, coded=coded)
     report = validate_all(
         coded, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius
     )
-    finish(ctx, "validate", key, [write_model(ctx.layout.file(k, "validation.json"), report)])
+    finish(ctx, [write_model(ctx.layout.file(k, "validation.json"), report)])
     return report
 
 
@@ -130,7 +126,6 @@ def repair(
     report: ValidationReport, attempt: int,
 ) -> list[CodedAction]:  # fmt: skip
     """Fast agent: rewrite each action that failed validation from its class, message, trace."""
-    key = begin(ctx, "repair", k=k, dec=dec, coded=coded, report=report, attempt=attempt)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     failed = {v.name: v for v in report.failed()}
     subs = {s.name: s for s in dec.sub_actions}
@@ -140,17 +135,16 @@ def repair(
         else c
         for c in coded
     ]
-    finish(ctx, "repair", key, _save_actions(ctx, k, fixed))
+    finish(ctx, _save_actions(ctx, k, fixed))
     return fixed
 
 
 @stage("configure_rl", retries=2)
 def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) -> RLConfig:
-    key = begin(ctx, "configure_rl", k=k, dec=dec, valid=valid)
     fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
     tp = ctx.params.train
     cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget)
-    finish(ctx, "configure_rl", key, [write_model(ctx.layout.file(k, "rl_config.json"), cfg)])
+    finish(ctx, [write_model(ctx.layout.file(k, "rl_config.json"), cfg)])
     return cfg
 
 
@@ -161,7 +155,6 @@ def train(
 ) -> TrainResult:  # fmt: skip
     """PPO on the enlarged action space; with `previous` (train.warm_start), it continues the
     last iteration's policy when the action space is the same."""
-    key = begin(ctx, "train", k=k, cfg=cfg, coded=coded, previous=previous)
     seed = ctx.params.run.seed + k
     out = ctx.layout.train_dir(k)
     result = run_training(
@@ -169,7 +162,7 @@ def train(
         ctx.params.sandbox, previous,
     )  # fmt: skip
     files = [Path(result.checkpoint), write_model(out / "train.json", result)]
-    finish(ctx, "train", key, files)
+    finish(ctx, files)
     return result
 
 
@@ -178,7 +171,6 @@ def evaluate(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
     trained: TrainResult,
 ) -> EvalReport:  # fmt: skip
-    key = begin(ctx, "evaluate", k=k, dec=dec, cfg=cfg, coded=coded, trained=trained)
     report, table = run_evaluation(
         Path(trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
         ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
@@ -186,7 +178,7 @@ def evaluate(
     )  # fmt: skip
     episodes = ctx.layout.file(k, "episodes.parquet")
     table.to_parquet(episodes, index=False)
-    finish(ctx, "evaluate", key, [episodes, write_model(ctx.layout.file(k, "eval.json"), report)])
+    finish(ctx, [episodes, write_model(ctx.layout.file(k, "eval.json"), report)])
     return report
 
 
@@ -195,14 +187,13 @@ def critique(
     ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
     evaluation: EvalReport,
 ) -> Critique:  # fmt: skip
-    key = begin(ctx, "critique", k=k, dec=dec, validation=validation, evaluation=evaluation)
     threshold = ctx.params.run.success_threshold
     if ctx.params.run.critic:
         critic = CriticAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
         verdict = critic.critique(ctx.task, dec, validation, evaluation, threshold)
     else:
         verdict = withheld_critique(evaluation, threshold)
-    finish(ctx, "critique", key, [write_model(ctx.layout.file(k, "critique.json"), verdict)])
+    finish(ctx, [write_model(ctx.layout.file(k, "critique.json"), verdict)])
     return verdict
 
 
