@@ -161,7 +161,7 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
     print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
     print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{ctx.run_id}' "
           f"(mlflow ui --backend-store-uri {uri})")  # fmt: skip
-    print("dvc:       `dvc repro` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
+    print("dvc:       `dvc repro run` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
           "pinned in dvc.lock")  # fmt: skip
     return 0
 

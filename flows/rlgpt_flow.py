@@ -3,9 +3,11 @@ revises code and RL config), each stage a Prefect task. Control flow only."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from prefect import flow
+from prefect.artifacts import create_table_artifact
 
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.summary import IterationSummary, RunSummary, table_header, table_row
@@ -71,7 +73,20 @@ def _inner_loop(
     return k, coded, verdict
 
 
-@flow(name="rlgpt-run", log_prints=False, validate_parameters=False)
+def _publish(ctx: RunContext, its: list[IterationSummary]) -> None:
+    """The iteration table as a Prefect table artifact of this flow run (the UI shows it)."""
+    key = "iterations-" + re.sub(r"[^a-z0-9-]+", "-", ctx.run_id.lower()).strip("-")
+    rows = [i.model_dump(include=_ARTIFACT_COLUMNS) for i in its]
+    for row in rows:
+        row["coded"], row["learned"] = ",".join(row["coded"]), ",".join(row["learned"])
+    create_table_artifact(rows, key=key[:100], description=f"rlgpt run {ctx.run_id}: iterations")
+
+
+_ARTIFACT_COLUMNS = {"iteration", "outer", "inner", "coded", "learned", "validation", "samples",
+                     "success_rate", "dead_loop_ratio", "verdict"}  # fmt: skip
+
+
+@flow(name="rlgpt-run", flow_run_name="{ctx.run_id}", log_prints=False, validate_parameters=False)
 def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     """Run RL-GPT on one task until success or the iteration budget; write summary.json."""
     t0 = time.perf_counter()
@@ -114,4 +129,6 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
             tracking.end_parent(ctx, "FAILED", summary.final_success_rate, "", len(its))
             raise
         tracking.end_parent(ctx, mlflow_status, summary.final_success_rate, path, len(its))
+        if its:
+            _publish(ctx, its)
     return summary

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -43,6 +44,14 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
     )
     manifest = json.loads((root / "manifest.json").read_text())
     assert "iter_2/train/policy.zip" in manifest["files"]
+
+    # Prefect: the flow run is named after the run, and publishes the iteration table
+    with sqlite3.connect(tmp_path / ".prefect" / "prefect.db") as db:
+        names = [r[0] for r in db.execute("select name from flow_run")]
+        ((key, data),) = db.execute("select key, data from artifact where type = 'table'")
+    assert names == ["it"] and key == "iterations-it"
+    table = json.loads(json.loads(data))
+    assert [r["iteration"] for r in table] == [1, 2] and table[0]["learned"] == "collect_wood"
 
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
     exp = client.get_experiment_by_name("rlgpt")
