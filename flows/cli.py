@@ -104,6 +104,10 @@ def _parser() -> argparse.ArgumentParser:
     sks.add_parser("snapshot", help="version the library with DVC (dvc add), to commit its .dvc")
     for q in sks.choices.values():
         q.add_argument("--params", default="params.yaml", help="params file (library.path)")
+    ui = sub.add_parser("ui", help="the MLflow UI (and, with --prefect, a Prefect server and UI)")
+    ui.add_argument("--port", type=int, help="MLflow UI port (default: a free one)")
+    ui.add_argument("--prefect", action="store_true", help="also start a Prefect server with UI")
+    ui.add_argument("--params", default="params.yaml", help="tracking store from this file")
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
@@ -232,6 +236,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = launch.cmd_reproduce(args)
         elif args.command == "serve":
             code = _cmd_serve(args)
+        elif args.command == "ui":
+            from flows.ui import cmd_ui
+
+            code = cmd_ui(args)
         elif args.command == "skills":
             from flows.skills_cmd import cmd_skills
 
