@@ -220,6 +220,16 @@ def _reading(c: dict[str, Any]) -> str:
     return f"{verdict}: {means}; {noise}"
 
 
+def _grid(cfg: Any, summary: dict[str, Any]) -> list[str]:
+    """Tasks by methods, one cell per final success rate."""
+    methods = [m for m in cfg.methods if any(m in ms for ms in summary.values())]
+    rows = [f"| task (budget) | {' | '.join(methods)} |", "|---" * (len(methods) + 1) + "|"]
+    for task, ms in summary.items():
+        cells = [_fmt(ms[m]["success"]) if m in ms else "—" for m in methods]
+        rows.append(f"| {task} ({cfg.budgets[task]:,}) | {' | '.join(cells)} |")
+    return rows
+
+
 def write_results(
     out: Path, cfg: Any, records: list[dict[str, Any]], skips: dict[str, str], wall: float,
     machine: str, parent: str, uri: str,
@@ -268,6 +278,8 @@ def _markdown(
           for m in cfg.methods],
         "", "## Paper vs here", "", "| claim | paper | here |", "|---|---|---|",
         *[f"| {c['claim']} | {c['paper']} | {_reading(c)} |" for c in found.values()],
+        "", "## Success rate at the budget (mean ± sd over seeds)", "",
+        *_grid(cfg, summary),
         "", "## Per task (final point; mean ± sd over seeds)", "",
         "| task | method | success | samples used | samples to first success | dead-loop "
         "| wall s per job |",
