@@ -93,3 +93,11 @@ def test_version_is_the_installed_package_version(tmp_path, cli_env):
 
     proc = _run(["--version"], tmp_path, cli_env)
     assert proc.returncode == 0 and proc.stdout.strip() == f"rlgpt {version('rlgpt')}"
+
+
+def test_python_dash_m_rlgpt_is_the_rlgpt_command(tmp_path, cli_env):
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "rlgpt", "tasks"], cwd=tmp_path, env=cli_env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0 and "make_wood_pickaxe" in proc.stdout

@@ -31,3 +31,10 @@ def test_checker_sees_a_forbidden_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import os\nfrom mlflow.tracking import MlflowClient\n")
     assert _imports(bad) & FORBIDDEN == {"mlflow"}
+
+
+def test_the_library_never_reaches_up_into_flows_or_tasks():
+    """Only rlgpt/__main__.py (`python -m rlgpt`, run as a script) calls the CLI in flows/."""
+    files = [p for p in RLGPT.rglob("*.py") if p.name != "__main__.py"]
+    offenders = {str(p.relative_to(RLGPT)): _imports(p) & {"flows", "tasks"} for p in files}
+    assert {k: v for k, v in offenders.items() if v} == {}
