@@ -108,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     ui.add_argument("--port", type=int, help="MLflow UI port (default: a free one)")
     ui.add_argument("--prefect", action="store_true", help="also start a Prefect server with UI")
     ui.add_argument("--params", default="params.yaml", help="tracking store from this file")
+    comp = sub.add_parser("completion", help="print a shell completion script")
+    comp.add_argument("shell", choices=["bash"], help='bash (zsh: after `bashcompinit`); '
+                      'e.g. eval "$(rlgpt completion bash)" in ~/.bashrc')  # fmt: skip
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
@@ -236,6 +239,11 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = launch.cmd_reproduce(args)
         elif args.command == "serve":
             code = _cmd_serve(args)
+        elif args.command == "completion":
+            from flows.completion import bash_script
+
+            print(bash_script(_parser()), end="")
+            code = 0
         elif args.command == "ui":
             from flows.ui import cmd_ui
 

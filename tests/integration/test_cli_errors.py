@@ -101,3 +101,19 @@ def test_python_dash_m_rlgpt_is_the_rlgpt_command(tmp_path, cli_env):
     proc = subprocess.run([sys.executable, "-m", "rlgpt", "tasks"], cwd=tmp_path, env=cli_env,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0 and "make_wood_pickaxe" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [("rlgpt ru", "run"), ("rlgpt run --ta", "--task"), ("rlgpt skills sh", "show"),
+     ("rlgpt run --task x --se", "--seed --set"), ("rlgpt sandbox check --deg", "--degraded")],
+)  # fmt: skip
+def test_bash_completion_completes_commands_and_options(tmp_path, cli_env, line, expected):
+    script = _run(["completion", "bash"], tmp_path, cli_env)
+    assert script.returncode == 0
+    (tmp_path / "c.sh").write_text(script.stdout)
+    words = line.split()
+    probe = (f"source {tmp_path / 'c.sh'}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
+             '_rlgpt_complete; echo "${COMPREPLY[*]}"')  # fmt: skip
+    out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == expected, out.stderr
