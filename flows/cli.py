@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"rlgpt {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
-    sub.add_parser("tasks", help="list the tasks and their success conditions")
+    tasks = sub.add_parser("tasks", help="list the tasks and their success conditions")
+    tasks.add_argument("--json", action="store_true", help="machine-readable output")
     run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")
     run.add_argument("--task", help="task name (default: params.yaml run.task)")
     run.add_argument("--iterations", type=int, help="most iterations (default: params.yaml)")
@@ -138,10 +139,15 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _cmd_tasks() -> int:
+def _cmd_tasks(as_json: bool = False) -> int:
     from rlgpt.envs.planner import climb_steps
     from rlgpt.envs.tasks import registry
 
+    if as_json:
+        rows = [t.model_dump() | {"plan": [[a, n] for a, n in climb_steps(t.achievement)]}
+                for t in registry().values()]  # fmt: skip
+        print(json.dumps(rows, indent=1))
+        return 0
     for t in registry().values():
         chain = " -> ".join(f"{a}x{n}" if n > 1 else a for a, n in climb_steps(t.achievement))
         paper = f"  [paper: {t.paper_name}]" if t.paper_name else ""
@@ -228,7 +234,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         if args.command == "tasks":
-            code = _cmd_tasks()
+            code = _cmd_tasks(args.json)
         elif args.command == "run":
             code = launch.cmd_run(args)
         elif args.command == "resume":

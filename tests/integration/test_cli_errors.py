@@ -117,3 +117,10 @@ def test_bash_completion_completes_commands_and_options(tmp_path, cli_env, line,
              '_rlgpt_complete; echo "${COMPREPLY[*]}"')  # fmt: skip
     out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == expected, out.stderr
+
+
+def test_tasks_json_is_the_registry_with_plans(tmp_path, cli_env):
+    proc = _run(["tasks", "--json"], tmp_path, cli_env)
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert rows["make_wood_pickaxe"]["achievement"] == "make_wood_pickaxe"
+    assert [a for a, _ in rows["make_wood_pickaxe"]["plan"]][-1] == "make_wood_pickaxe"
