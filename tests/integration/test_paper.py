@@ -56,7 +56,8 @@ def test_every_method_runs_and_the_files_and_json_line_come_out(miniature):
     assert set(rates) == {"pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only"}
     assert rates["pure_code"] >= 2 / 3  # the reference skills place a table
     assert headline["claims"]["agents"] is None  # one agent needs a real model
-    assert all(isinstance(headline["claims"][k], bool) for k in ("pure_rl", "critic", "reward"))
+    claims = ("pure_rl", "critic", "reward", "iterations")
+    assert all(isinstance(headline["claims"][k], bool) for k in claims)
     rows = list(csv.DictReader((out / "runs.csv").open()))
     assert {r["method"] for r in rows} == set(rates) and all(not r["error"] for r in rows)
     assert all(int(r["samples"]) >= 3000 for r in rows if r["method"] != "pure_code")

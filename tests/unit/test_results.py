@@ -16,7 +16,7 @@ from tasks.caching import _key
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from paper_report import _reading, claims, summarize  # noqa: E402
+from paper_report import _reading, claims, iterations_claim, summarize  # noqa: E402
 
 CFG = SimpleNamespace(
     budgets={"place_table": 1000, "make_wood_pickaxe": 2000},
@@ -88,3 +88,15 @@ def test_the_critic_switch_keys_stages_only_when_off():
 
     assert key(True) == key(None)
     assert key(False) != key(True)
+
+
+def test_the_iterations_claim_compares_the_first_and_last_iteration():
+    def rec(task: str, seed: int, ys: list[float]) -> dict:
+        points = [{"samples": 10 * (i + 1), "success": y, "dead_loop": 0.0, "deaths": 0.0}
+                  for i, y in enumerate(ys)]  # fmt: skip
+        return _rec(task, "rlgpt", seed, ys[-1], points=points)
+
+    recs = [rec("place_table", 0, [0.1, 0.9]), rec("make_wood_pickaxe", 0, [0.3, 0.2])]
+    found = iterations_claim(recs, CFG)
+    assert (found["first"], found["last"], found["reproduced"]) == (0.2, 0.55, True)
+    assert iterations_claim([rec("place_table", 0, [0.5])], CFG)["reproduced"] is None
