@@ -31,6 +31,10 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from paper_methods import ppo as paper_ppo  # noqa: E402
+from paper_methods import pure_code  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 # task -> (iterations, samples per iteration): the issue's budgets (200k, 1M) in all.
 BUDGETS: dict[str, tuple[int, int]] = {
@@ -61,72 +65,12 @@ def oracle(task: str, seed: int, episodes: int) -> dict[str, Any]:
 def scripted(task: str, seed: int, episodes: int) -> dict[str, Any]:
     """The reference coded actions called in plan order, no learning: how far the skills
     themselves get (between the oracle's ceiling and what a policy learns to do with them)."""
-    from rlgpt.envs.planner import climb_steps
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.llm.offline import write_action
-    from rlgpt.messages import RLConfig
-    from rlgpt.rl.envs import make_env
-    from rlgpt.rl.evaluate import EVAL_SEED_BASE
-
-    spec = get_task(task)
-    plan = climb_steps(spec.achievement)
-    coded = [write_action(a, 200 if a.startswith("collect") else 80) for a, _ in plan]
-    cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1)
-    env = make_env(spec, cfg, coded, seed, 4, 80)
-    t0, wins, deaths, steps_all = time.perf_counter(), 0, 0, []
-    try:
-        for ep in range(episodes):
-            _, info = env.reset(seed=EVAL_SEED_BASE + seed * 10_000 + ep)
-            steps, term, trunc = 0, False, False
-            while not (term or trunc):
-                todo = [a for a, n in plan if info["achievements"].get(a, 0) < n] or [plan[-1][0]]
-                _, _, term, trunc, info = env.step(env.index_of(todo[0]))
-                steps += info["primitive_steps"]
-            wins += bool(info["success"])
-            deaths += bool(term and not info["success"])
-            steps_all.append(steps)
-    finally:
-        env.close()
-    return {"success": wins / episodes, "mean_steps": statistics.fmean(steps_all),
-            "deaths": deaths / episodes, "samples": 0,
-            "wall_s": round(time.perf_counter() - t0, 1)}  # fmt: skip
+    return pure_code(task, seed, episodes)
 
 
 def ppo(task: str, seed: int, budget: int, episodes: int, out: Path) -> dict[str, Any]:
     """Pure PPO on primitives, with the project's training settings and reward shaping."""
-    from rlgpt.config import EvalParams, load_params
-    from rlgpt.envs.planner import climb_steps, effect_of, precondition_of
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.messages import Decomposition, RewardTerm, RLConfig, SubAction
-    from rlgpt.rl.evaluate import evaluate
-    from rlgpt.rl.train import train
-
-    params = load_params(ROOT / "params.yaml")
-    spec = get_task(task)
-    steps = climb_steps(spec.achievement)
-    cfg = RLConfig(
-        macro_actions=[], sample_budget=budget, ppo=params.train.ppo,
-        reward_terms=[RewardTerm(achievement=a, weight=1.0, cap=n) for a, n in steps],
-    )  # fmt: skip
-    t0 = time.perf_counter()
-    result = train(spec, cfg, [], params.train, seed, out, show_progress=False)
-    subs = [
-        SubAction(name=a, description=a, mode="rl", count=n, precondition=precondition_of(a),
-                  expected_effect=effect_of(a, n))
-        for a, n in steps
-    ]  # fmt: skip
-    dec = Decomposition(task=task, sub_actions=subs, reasoning="pure PPO baseline")
-    report, _ = evaluate(
-        Path(result.checkpoint), spec, dec, cfg, [], params.train,
-        EvalParams(episodes=episodes), seed, result.samples, show_progress=False,
-    )  # fmt: skip
-    return {
-        "success": report.success_rate,
-        "mean_steps": report.mean_episode_steps,
-        "deaths": report.ends.get("death", 0.0),
-        "samples": result.samples,
-        "wall_s": round(time.perf_counter() - t0, 1),
-    }
+    return paper_ppo(task, seed, budget, 1, episodes, True, out)
 
 
 def rlgpt(

@@ -27,7 +27,6 @@ _OFFLINE_ENV = {
     "DVC_NO_ANALYTICS": "1",
     "PREFECT_LOGGING_LEVEL": "CRITICAL",  # failures are reported in one line by the CLI
     "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
-    "TQDM_MININTERVAL": "1",
 }
 RUN_DIR: list[Path] = []  # the run directory of this process, once known (for error logs)
 # Which command-line flag sets which key (for one-line errors that name the flag).

@@ -6,5 +6,6 @@ Importing this package registers `rlgpt/Crafter-v0`:
 
 import gymnasium as _gym
 
-if "rlgpt/Crafter-v0" not in _gym.registry:
-    _gym.register(id="rlgpt/Crafter-v0", entry_point="rlgpt.envs.crafter_env:make")
+ENV_ID = "rlgpt/Crafter-v0"
+if ENV_ID not in _gym.registry:
+    _gym.register(id=ENV_ID, entry_point="rlgpt.envs.crafter_env:make")

@@ -191,13 +191,10 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         return np.asarray(crafter.Env.render(self._env))
 
 
-ENV_ID = "rlgpt/Crafter-v0"
-
-
 def make(
     task: str = "make_wood_pickaxe", observation: ObsKind = "symbolic", view_radius: int = 4,
     seed: int = 0,
 ) -> CrafterEnv:  # fmt: skip
-    """The entry point of `gymnasium.make(ENV_ID, task=...)` (registered on importing
+    """The entry point of `gymnasium.make("rlgpt/Crafter-v0", task=...)` (registered on importing
     rlgpt.envs): the env one task trains on, without coded actions."""
     return CrafterEnv(get_task(task), observation, view_radius, seed)
