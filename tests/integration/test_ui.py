@@ -8,9 +8,12 @@ import subprocess
 import time
 import urllib.request
 
+import pytest
+
 from tests.conftest import rlgpt_exe
 
 
+@pytest.mark.slow  # 30 s of MLflow start-up; the default suite stays near its budget
 def test_ui_serves_mlflow_and_stops_cleanly_on_ctrl_c(tmp_path, tiny_params, cli_env):
     proc = subprocess.Popen([rlgpt_exe(), "ui", "--params", str(tiny_params)], cwd=tmp_path,
                             env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
