@@ -114,6 +114,11 @@ class TrainParams(_Section):
         description="Continue the previous iteration's policy when the action space (actions, "
         "observation, network) is the same; false trains every iteration from scratch.",
     )
+    action_masking: bool = Field(
+        default=True,
+        description="Hide coded actions whose recipe precondition does not hold, or whose effect "
+        "already holds, from the policy (sb3-contrib MaskablePPO; docs/design.md, action masks).",
+    )
 
 
 class EvalParams(_Section):

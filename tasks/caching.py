@@ -28,7 +28,9 @@ _CURRENT: ContextVar[tuple[str, str] | None] = ContextVar(
 # resuming such a run still finds its results.
 _LATER_INPUTS = frozenset({"previous"})
 # Params added after runs were recorded: left out of every key while at their default.
-_LATER_PARAMS: dict[tuple[str, str], Any] = {("run", "critic"): True, ("run", "agents"): "two"}
+_LATER_PARAMS: dict[tuple[str, str], Any] = {
+    ("run", "critic"): True, ("run", "agents"): "two", ("train", "action_masking"): False,
+}
 
 
 def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:

@@ -115,15 +115,18 @@ def _sb3_scalars(progress: Path, now: int) -> list[Metric]:
 
 _LOADING = """# Loading this policy
 
-    from stable_baselines3 import PPO
-    model = PPO.load("policy.zip")      # the SB3 PPO policy (weights and optimizer)
+    from rlgpt.rl.train import load_policy
+    model = load_policy("policy.zip")   # SB3 PPO, or sb3-contrib MaskablePPO when trained
+                                        # with action masks (weights and optimizer)
 
 It acts in the action space of `rl_config.json` (this run's artifacts): crafter's primitives
 kept there, then the coded actions of `actions/` in the order of `macro_actions`. To play it
 as it was evaluated, rebuild that env with rlgpt:
 
     from rlgpt.rl.envs import make_env          # task, RLConfig, the CodedActions, seed, ...
-    env = make_env(task, rl_config, coded_actions, seed, view_radius, macro_step_budget)
+    env = make_env(task, rl_config, coded_actions, seed, view_radius, macro_step_budget,
+                   masking=True)                # as train.action_masking was
+    action, _ = model.predict(obs, action_masks=env.action_masks())  # MaskablePPO
 
 `rlgpt lineage {policy}` prints the prompts, code and validation it came from.
 Coded actions (name: content hash): {hashes}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Mapping
 
 from rlgpt.envs.preconditions import collect_source, requirement
 from rlgpt.envs.recipes import achievements, game_data
@@ -87,6 +88,34 @@ def plan_steps(target: str, first: tuple[str, ...] = ()) -> list[tuple[str, int]
     """Ordered (achievement, times) whose completion unlocks `target`, after the achievements
     `first` (with what they need)."""
     return list(_plan(target, first))
+
+
+@functools.lru_cache(maxsize=4096)
+def _still_to_collect(
+    target: str, first: tuple[str, ...], inventory: tuple[tuple[str, int], ...],
+    stations: frozenset[str],
+) -> tuple[tuple[str, int], ...]:  # fmt: skip
+    planner = _Planner()
+    planner.inv.update(dict(inventory))
+    planner.stations.update(stations)
+    for ach in (*first, target):
+        planner.achieve(ach)
+    out: Counter[str] = Counter()
+    for step in planner.steps:
+        kind, _, item = step.partition("_")
+        if kind == "collect":
+            out[item] += 1
+    return tuple(sorted(out.items()))
+
+
+def still_to_collect(
+    target: str, first: tuple[str, ...], inventory: Mapping[str, int], stations: frozenset[str]
+) -> dict[str, int]:  # fmt: skip
+    """What the plan still collects from this state (the items held, the stations placed): the
+    achievements `first`, then `target`. A make/place step of `first` whose effect holds is
+    left out by the caller."""
+    inv = tuple(sorted((k, int(v)) for k, v in inventory.items() if v))
+    return dict(_still_to_collect(target, first, inv, stations))
 
 
 def plan_counts(target: str) -> dict[str, int]:

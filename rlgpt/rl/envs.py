@@ -10,7 +10,9 @@ import numpy as np
 
 from rlgpt.config import SandboxParams
 from rlgpt.envs.crafter_env import CrafterEnv
+from rlgpt.envs.recipes import actions
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
+from rlgpt.rl.masking import ActionMask
 from rlgpt.rl.rewards import AchievementReward
 from rlgpt.sandbox.pool import MacroPool
 from rlgpt.skills.runtime import MacroActionWrapper
@@ -32,10 +34,11 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 
 def make_env(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, view_radius: int,
-    macro_step_budget: int, sandbox: SandboxParams | None = None,
+    macro_step_budget: int, sandbox: SandboxParams | None = None, masking: bool = False,
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; each inserted coded action runs in its own sandboxed worker, which the env
-    closes in its own close()."""
+    closes in its own close(). With `masking`, the env's action_masks() hides the coded actions
+    that cannot make progress now (rlgpt.rl.masking)."""
     inserted = [c for c in coded if c.name in cfg.macro_actions]
     base = CrafterEnv(task, cfg.observation, view_radius, seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
@@ -44,7 +47,10 @@ def make_env(
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     names = [c.name for c in inserted]
     penalty, prims = cfg.no_effect_penalty, cfg.primitive_actions
-    env = MacroActionWrapper(shaped, names, pool, budget, penalty, primitives=prims)
+    rule = ActionMask(task.achievement, names, list(actions()) if prims is None else prims)
+    env = MacroActionWrapper(
+        shaped, names, pool, budget, penalty, primitives=prims, mask=rule if masking else None
+    )
     env.reset(seed=seed)
     return env
 
@@ -52,10 +58,12 @@ def make_env(
 def env_factories(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, n_envs: int,
     view_radius: int, macro_step_budget: int, sandbox: SandboxParams | None = None,
+    masking: bool = False,
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
         return lambda: SlimInfo(
-            make_env(task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget, sandbox)
+            make_env(task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget,
+                     sandbox, masking)  # fmt: skip
         )
 
     return [factory(i) for i in range(n_envs)]

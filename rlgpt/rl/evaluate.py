@@ -10,13 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
-from stable_baselines3 import PPO
+from sb3_contrib import MaskablePPO
 
 from rlgpt.config import EvalParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
 from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.schema import EPISODES
+from rlgpt.rl.train import load_policy
 from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000
@@ -54,14 +55,23 @@ def evaluate(
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
     """Run params.episodes episodes on held-out seeds; the report and the episode table. The
     policy is the checkpoint's, or `act` when given (then `checkpoint` is not read)."""
-    env = make_env(task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox)
+    env = make_env(
+        task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox,
+        train.action_masking,
+    )  # fmt: skip
     if act is None:
         if checkpoint is None:
             raise ValueError("evaluate needs a checkpoint or an act function")
-        model = PPO.load(checkpoint, device="cpu")
+        model = load_policy(checkpoint)
+        masked = isinstance(model, MaskablePPO)
 
         def act(obs: np.ndarray, info: dict[str, Any], env: MacroActionWrapper) -> int:
-            action, _ = model.predict(obs, deterministic=params.deterministic)
+            if masked:  # the policy plays with the masks it was trained with
+                action, _ = model.predict(
+                    obs, deterministic=params.deterministic, action_masks=env.action_masks()
+                )
+            else:
+                action, _ = model.predict(obs, deterministic=params.deterministic)
             return int(np.asarray(action).item())
 
     rows, usage, loops, errors = [], Counter[str](), Counter[str](), Counter[str]()

@@ -7,11 +7,14 @@ import json
 import logging
 import os
 import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeAlias
 
 import torch
 from pydantic import BaseModel
+from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure as configure_logger
@@ -24,6 +27,16 @@ from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.progress import Progress
 
 log = logging.getLogger(__name__)
+# PPO, or sb3-contrib's MaskablePPO when the env's action masks are used (train.action_masking)
+Policy: TypeAlias = PPO | MaskablePPO
+
+
+def load_policy(path: Path | str, env: DummyVecEnv | None = None, device: str = "cpu") -> Policy:
+    """A saved policy, with the algorithm that saved it (PPO or MaskablePPO)."""
+    with zipfile.ZipFile(path) as z:
+        maskable = b"sb3_contrib" in z.read("data")
+    algo: type[PPO] | type[MaskablePPO] = MaskablePPO if maskable else PPO
+    return algo.load(path, env=env, device=device)
 
 
 class TrainResult(BaseModel):
@@ -47,10 +60,10 @@ def action_space_key(cfg: RLConfig, coded: list[CodedAction], params: TrainParam
     actions' code (a revised action keeps its name and its place)."""
     prims = cfg.primitive_actions
     inserted = [c.name for c in coded if c.name in cfg.macro_actions]
-    blob = json.dumps(
-        [prims, inserted, cfg.observation, cfg.ppo.model_dump(mode="json"), params.view_radius],
-        sort_keys=True,
-    )
+    parts = [prims, inserted, cfg.observation, cfg.ppo.model_dump(mode="json"), params.view_radius]
+    if params.action_masking:
+        parts.append("masked")
+    blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -101,7 +114,7 @@ class PrimitiveBudget(BaseCallback):
         self.bar.close()
 
 
-def save_atomic(model: PPO, path: Path) -> None:
+def save_atomic(model: Policy, path: Path) -> None:
     """Write to a temp file, then rename: a crash never leaves a half-written checkpoint."""
     tmp = path.with_suffix(".tmp.zip")
     model.save(tmp)
@@ -109,13 +122,16 @@ def save_atomic(model: PPO, path: Path) -> None:
 
 
 def run_key(
-    task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, init: str | None = None
+    task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, init: str | None = None,
+    masked: bool = False,
 ) -> str:  # fmt: skip
     """What a checkpoint belongs to: resuming under another config (or another starting
-    policy, `init`: its sha256) would be wrong."""
+    policy, `init`: its sha256, or with masks switched) would be wrong."""
     parts = [task.content_hash(), cfg.content_hash(), *[c.content_hash() for c in coded]]
     if init:
         parts.append(init)
+    if masked:
+        parts.append("masked")
     return hashlib.sha256(f"{parts}:{seed}".encode()).hexdigest()
 
 
@@ -126,7 +142,7 @@ class Checkpoints:
     def __init__(self, out_dir: Path, key: str) -> None:
         self.zip, self.meta, self.key = out_dir / "checkpoint.zip", out_dir / "checkpoint.json", key
 
-    def save(self, model: PPO, samples: int) -> None:
+    def save(self, model: Policy, samples: int) -> None:
         save_atomic(model, self.zip)
         tmp = self.meta.with_suffix(".tmp")
         tmp.write_text(json.dumps({"key": self.key, "samples": samples,
@@ -143,9 +159,10 @@ class Checkpoints:
         return int(meta["samples"]) if meta.get("key") == self.key else None
 
 
-def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str) -> PPO:
+def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str, masked: bool) -> Policy:
     ppo = cfg.ppo
-    return PPO(
+    algo: type[PPO] | type[MaskablePPO] = MaskablePPO if masked else PPO
+    return algo(
         "CnnPolicy" if cfg.observation == "image" else "MlpPolicy",
         venv,
         learning_rate=ppo.learning_rate,
@@ -180,21 +197,22 @@ def train(
     out_dir.mkdir(parents=True, exist_ok=True)
     factories = env_factories(
         task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
-        sandbox,
+        sandbox, params.action_masking,
     )  # fmt: skip
     venv = DummyVecEnv(factories)
-    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha))
+    masked = params.action_masking
+    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha, masked))
     try:
         start = ckpt.resumable() or 0
         if start:
             log.warning("resuming training from its checkpoint at %d samples", start)
-            model = PPO.load(ckpt.zip, env=venv, device=params.device)
+            model = load_policy(ckpt.zip, venv, params.device)
         elif init is not None:
             log.info("continuing the policy of %s", init)
-            model = PPO.load(init, env=venv, device=params.device)
+            model = load_policy(init, venv, params.device)
             model.set_random_seed(seed)
         else:
-            model = _new_model(cfg, venv, seed, params.device)
+            model = _new_model(cfg, venv, seed, params.device, masked)
         # SB3's own scalars (losses, entropy, explained variance, ...): train/sb3/progress.csv,
         # which tasks/tracking.py forwards to MLflow
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import gymnasium as gym
@@ -28,6 +29,14 @@ _STEPS = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_
 def items(inventory: dict[str, int]) -> dict[str, int]:
     """The inventory without vitals: what progress is measured on."""
     return {k: v for k, v in inventory.items() if k not in VITALS}
+
+
+class MaskRule(Protocol):
+    """The action mask for an inventory, this episode's achievements and a test of whether a
+    coded action is disabled (rlgpt.rl.masking.ActionMask)."""
+
+    def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
+                 disabled: Callable[[str], bool]) -> np.ndarray: ...  # fmt: skip
 
 
 class MacroRunner(Protocol):
@@ -79,7 +88,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     def __init__(
         self, env: gym.Env[np.ndarray, int], names: list[str], runner: MacroRunner,
         step_budget: int = 80, no_effect_penalty: float = 0.0, max_errors: int = 20,
-        max_hangs: int = 3, primitives: list[str] | None = None,
+        max_hangs: int = 3, primitives: list[str] | None = None, mask: MaskRule | None = None,
     ) -> None:  # fmt: skip
         super().__init__(env)
         self.max_errors = max_errors
@@ -101,6 +110,15 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         n_actions = self._n_prim + len(self.names)
         self.action_space = gym.spaces.Discrete(n_actions)  # type: ignore[assignment]
         self._info: dict[str, Any] = {}
+        self.mask = mask
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions the policy may choose now (sb3-contrib's MaskablePPO reads this):
+        all of them without a mask rule."""
+        if self.mask is None or not self._info:
+            return np.ones(int(self.action_space.n), dtype=bool)  # type: ignore[attr-defined]
+        info = self._info
+        return self.mask(info["inventory"], info["achievements"], self.disabled)
 
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from stable_baselines3 import PPO
 
-from rlgpt.rl.train import PrimitiveBudget
+from rlgpt.rl.train import PrimitiveBudget, load_policy
 
 
 def test_tiny_run_writes_a_loadable_policy(tiny_run):
@@ -16,7 +16,7 @@ def test_tiny_run_writes_a_loadable_policy(tiny_run):
     assert path == tiny_run["root"] / "train" / "policy.zip"
     assert path.is_file()
     assert not list(path.parent.glob("*.tmp*")), "the temp file was renamed away"
-    model = PPO.load(path, device="cpu")
+    model = load_policy(path)
     assert model.action_space.n == 17 + len(tiny_run["cfg"].macro_actions) == 19
 
 
@@ -95,10 +95,10 @@ def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(t
     second = train(task, cfg, revised, params, 1, tmp_path / "b", False, None, first)
     assert second.warm_start_from == first.checkpoint
     assert second.warm_start_sha256 and second.space == first.space
-    before = PPO.load(first.checkpoint).policy.state_dict()
-    after = PPO.load(second.checkpoint).policy.state_dict()
+    before = load_policy(first.checkpoint).policy.state_dict()
+    after = load_policy(second.checkpoint).policy.state_dict()
     fresh = train(task, cfg, coded, params, 1, tmp_path / "c", show_progress=False)
-    scratch = PPO.load(fresh.checkpoint).policy.state_dict()
+    scratch = load_policy(fresh.checkpoint).policy.state_dict()
     key = next(k for k in before if k.endswith("weight"))
     # continued weights stay near the first policy's; a fresh start is elsewhere
     assert torch.dist(after[key], before[key]) < torch.dist(scratch[key], before[key])

@@ -1,0 +1,117 @@
+"""Action masks: the coded actions the policy may call now, from the recipe graph.
+
+A coded action named after an achievement has a precondition and an effect in crafter's
+recipes (rlgpt.envs.preconditions). While its precondition does not hold (the materials or the
+tool are not held, a station it needs was never placed this episode), or its effect already
+holds (the tool is held, the station was placed, the rest of the plan needs no more of the
+material: the recipe planner, run from the current inventory and stations), calling
+it can only waste the episode's time; the mask hides it from the policy (sb3-contrib's
+MaskablePPO), so PPO learns the order of a long chain among the calls that can make progress.
+The mask reads only the trusted env's inventory and achievements, never the coded action's
+code. An action whose name is not an achievement is always allowed; a disabled one (too many
+faults in training) never is. A condition is enforced only when the action space can meet it
+(a coded action or a primitive yields the item or places the station), so a model's action
+that gathers its own materials is not locked out. Primitives are never masked; a state where
+nothing would be allowed allows everything. docs/design.md, action masks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from rlgpt.envs.planner import is_plannable, still_to_collect
+from rlgpt.envs.preconditions import requirement
+from rlgpt.envs.recipes import achievements, game_data
+from rlgpt.skills.runtime import VITALS
+
+# crafter's inventory cap for every item
+MAX_ITEM = 9
+
+
+def stations() -> frozenset[str]:
+    """Objects that recipes need nearby (table, furnace)."""
+    data = game_data()
+    out: set[str] = set()
+    for section in ("make", "place"):
+        for info in data[section].values():
+            out.update(str(s) for s in info.get("nearby", ()))
+    return frozenset(out)
+
+
+class ActionMask:
+    """The rule for one action space: `names` (coded actions, in order) after `n_prim`
+    primitives (`prim_names`), for a task whose achievement is `target`."""
+
+    def __init__(self, target: str, names: list[str], prim_names: list[str]) -> None:
+        self.names = list(names)
+        self.n_prim = len(prim_names)
+        known = set(achievements())
+        self.target = target if is_plannable(target) else None
+        # make/place steps of the model's plan beyond the recipe plan (swords), done first
+        self.extra = tuple(
+            n for n in names
+            if n in known and n != target and n.partition("_")[0] in ("make", "place")
+        )  # fmt: skip
+        self.stations = stations()
+        # the materials the whole plan collects: only these are ever capped
+        self.plan_items = frozenset(
+            still_to_collect(target, self.extra, {}, frozenset()) if self.target else ()
+        )
+        data = game_data()
+        # what the action space can produce: items (collect_X, make_X) and stations (place_S)
+        yields: set[str] = set()
+        for name in [*names, *prim_names]:
+            kind, _, obj = name.partition("_")
+            if kind in ("collect", "make", "place") and obj:
+                yields.add(obj)
+        if any(p in ("do", "noop") for p in prim_names):  # the policy collects by itself
+            yields.update(str(k) for info in data["collect"].values() for k in info["receive"])
+        self.yields = frozenset(yields)
+
+    def to_collect(self, inventory: Mapping[str, int], placed: Mapping[str, int]) -> dict[str, int]:
+        """What the rest of the plan still collects ({} when the task has no recipe plan)."""
+        if self.target is None:
+            return {}
+        built = frozenset(s for s in self.stations if placed.get(f"place_{s}", 0) >= 1)
+        first = tuple(a for a in self.extra if not self._effect_holds(a, inventory, placed))
+        held = {k: v for k, v in inventory.items() if k not in VITALS}
+        return still_to_collect(self.target, first, held, built)
+
+    def _effect_holds(self, name: str, inventory: Mapping[str, int],
+                      placed: Mapping[str, int]) -> bool:  # fmt: skip
+        kind, _, obj = name.partition("_")
+        if kind == "make":
+            return inventory.get(obj, 0) >= 1
+        return kind == "place" and obj in self.stations and placed.get(name, 0) >= 1
+
+    def allowed(self, name: str, inventory: Mapping[str, int], placed: Mapping[str, int],
+                todo: Mapping[str, int]) -> bool:  # fmt: skip
+        """Whether calling coded action `name` can make progress now; `todo`: what the plan
+        still collects."""
+        req = requirement(name)
+        if req is None:
+            return True
+        kind, _, obj = name.partition("_")
+        for item, n in req.items.items():
+            if item in self.yields and inventory.get(item, 0) < n:
+                return False
+        for station in req.stations:
+            if station in self.yields and placed.get(f"place_{station}", 0) < 1:
+                return False
+        if self._effect_holds(name, inventory, placed):
+            return False
+        if kind == "collect" and self.target is not None and obj in self.plan_items:
+            return todo.get(obj, 0) > 0 and inventory.get(obj, 0) < MAX_ITEM
+        return True
+
+    def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
+                 disabled: Callable[[str], bool]) -> np.ndarray:  # fmt: skip
+        """The mask over the whole action space (primitives first)."""
+        todo = self.to_collect(inventory, achieved)
+        coded = [
+            self.allowed(n, inventory, achieved, todo) and not disabled(n) for n in self.names
+        ]
+        mask = np.array([True] * self.n_prim + coded, dtype=bool)
+        return mask if mask.any() else np.ones_like(mask)
