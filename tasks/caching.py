@@ -29,7 +29,9 @@ _CURRENT: ContextVar[tuple[str, str] | None] = ContextVar(
 _LATER_INPUTS = frozenset({"previous"})
 # Params added after runs were recorded: left out of every key while at their default.
 _LATER_PARAMS: dict[tuple[str, str], Any] = {
-    ("run", "critic"): True, ("run", "agents"): "two", ("train", "action_masking"): False,
+    ("run", "critic"): True,
+    ("run", "agents"): "two",
+    ("train", "action_masking"): False,
 }
 
 

@@ -62,8 +62,16 @@ def env_factories(
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
         return lambda: SlimInfo(
-            make_env(task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget,
-                     sandbox, masking)  # fmt: skip
+            make_env(
+                task,
+                cfg,
+                coded,
+                seed * 1000 + rank,
+                view_radius,
+                macro_step_budget,
+                sandbox,
+                masking,
+            )  # fmt: skip
         )
 
     return [factory(i) for i in range(n_envs)]

@@ -63,10 +63,9 @@ def evaluate(
         if checkpoint is None:
             raise ValueError("evaluate needs a checkpoint or an act function")
         model = load_policy(checkpoint)
-        masked = isinstance(model, MaskablePPO)
 
         def act(obs: np.ndarray, info: dict[str, Any], env: MacroActionWrapper) -> int:
-            if masked:  # the policy plays with the masks it was trained with
+            if isinstance(model, MaskablePPO):  # it plays with the masks it was trained with
                 action, _ = model.predict(
                     obs, deterministic=params.deterministic, action_masks=env.action_masks()
                 )

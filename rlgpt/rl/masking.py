@@ -110,8 +110,6 @@ class ActionMask:
                  disabled: Callable[[str], bool]) -> np.ndarray:  # fmt: skip
         """The mask over the whole action space (primitives first)."""
         todo = self.to_collect(inventory, achieved)
-        coded = [
-            self.allowed(n, inventory, achieved, todo) and not disabled(n) for n in self.names
-        ]
+        coded = [self.allowed(n, inventory, achieved, todo) and not disabled(n) for n in self.names]
         mask = np.array([True] * self.n_prim + coded, dtype=bool)
         return mask if mask.any() else np.ones_like(mask)

@@ -60,7 +60,9 @@ def action_space_key(cfg: RLConfig, coded: list[CodedAction], params: TrainParam
     actions' code (a revised action keeps its name and its place)."""
     prims = cfg.primitive_actions
     inserted = [c.name for c in coded if c.name in cfg.macro_actions]
-    parts = [prims, inserted, cfg.observation, cfg.ppo.model_dump(mode="json"), params.view_radius]
+    parts: list[object] = [
+        prims, inserted, cfg.observation, cfg.ppo.model_dump(mode="json"), params.view_radius
+    ]  # fmt: skip
     if params.action_masking:
         parts.append("masked")
     blob = json.dumps(parts, sort_keys=True)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from stable_baselines3 import PPO
-
 from rlgpt.rl.train import PrimitiveBudget, load_policy
 
 
@@ -74,7 +72,6 @@ def test_training_checkpoints_and_resumes_where_it_stopped(tmp_path):
 
 def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(tmp_path):
     import torch
-    from stable_baselines3 import PPO
 
     from rlgpt.config import TrainParams
     from rlgpt.envs.tasks import get_task

@@ -1,0 +1,111 @@
+"""rlgpt.rl.masking: which coded actions the policy may call, from the recipe graph."""
+
+from __future__ import annotations
+
+import numpy as np
+from sb3_contrib import MaskablePPO
+from stable_baselines3 import PPO
+
+from rlgpt.envs.planner import climb_steps
+from rlgpt.envs.preconditions import requirement
+from rlgpt.envs.tasks import get_task
+from rlgpt.llm.offline import write_action
+from rlgpt.messages import RLConfig
+from rlgpt.rl.envs import make_env
+from rlgpt.rl.masking import ActionMask
+from rlgpt.rl.train import load_policy
+
+DIAMOND = [a for a, _ in climb_steps("collect_diamond")] + ["collect_drink", "eat_cow", "wake_up"]
+
+
+def _allowed(rule: ActionMask, names: list[str], inv: dict[str, int], placed: dict[str, int],
+             disabled: frozenset[str] = frozenset()) -> list[str]:  # fmt: skip
+    mask = rule(inv, placed, lambda n: n in disabled)
+    assert mask.dtype == bool and len(mask) == rule.n_prim + len(names)
+    return [n for n, ok in zip(names, mask[rule.n_prim :], strict=True) if ok]
+
+
+def test_the_diamond_chain_opens_one_recipe_at_a_time():
+    rule = ActionMask("collect_diamond", DIAMOND, [])
+    survival = ["collect_drink", "eat_cow", "wake_up"]
+    # nothing held: only wood (and staying alive) can make progress
+    assert _allowed(rule, DIAMOND, {"health": 9, "food": 9}, {}) == ["collect_wood", *survival]
+    # a table needs it placed before anything is made at it
+    assert "make_wood_pickaxe" not in _allowed(rule, DIAMOND, {"wood": 5}, {})
+    after_table = _allowed(rule, DIAMOND, {"wood": 3}, {"place_table": 1})
+    assert {"make_wood_sword", "make_wood_pickaxe"} <= set(after_table)
+    assert "place_table" not in after_table, "a second table only wastes wood"
+    # the pickaxe opens stone and coal; a held tool is never made again
+    held = {"wood": 2, "wood_pickaxe": 1, "wood_sword": 1}
+    opened = _allowed(rule, DIAMOND, held, {"place_table": 1})
+    assert {"collect_stone", "collect_coal"} <= set(opened)
+    assert "make_wood_pickaxe" not in opened and "collect_iron" not in opened
+    assert "collect_diamond" not in opened, "no iron pickaxe yet"
+    # the iron pickaxe needs the furnace placed, then it opens the diamond
+    iron = {"wood": 1, "coal": 1, "iron": 1, "stone_pickaxe": 1, "wood_pickaxe": 1}
+    assert "make_iron_pickaxe" not in _allowed(rule, DIAMOND, iron, {"place_table": 1})
+    assert "make_iron_pickaxe" in _allowed(
+        rule, DIAMOND, iron, {"place_table": 1, "place_furnace": 1}
+    )
+    assert "collect_diamond" in _allowed(rule, DIAMOND, {"iron_pickaxe": 1}, {"place_table": 1})
+
+
+def test_a_material_is_collected_only_while_the_rest_of_the_plan_needs_it():
+    rule = ActionMask("make_wood_pickaxe", ["collect_wood", "place_table", "make_wood_pickaxe"], [])
+    need = rule.to_collect({}, {})["wood"]
+    assert need >= 2  # the table and the pickaxe
+    assert "collect_wood" in _allowed(rule, rule.names, {"wood": need - 1}, {})
+    assert "collect_wood" not in _allowed(rule, rule.names, {"wood": need}, {})
+    # once the table stands, only the pickaxe's wood is still needed
+    left = rule.to_collect({"wood": 0}, {"place_table": 1}).get("wood", 0)
+    assert 0 < left < need
+
+
+def test_a_model_action_that_gathers_for_itself_is_not_locked_out():
+    # no coded action or primitive yields wood or places a table: nothing to wait for
+    rule = ActionMask("make_wood_pickaxe", ["make_wood_pickaxe", "get_ready"], [])
+    assert _allowed(rule, rule.names, {}, {}) == ["make_wood_pickaxe", "get_ready"]
+    # with the primitives, the policy can collect and place itself: the precondition holds
+    prims = ["noop", "do", "place_table"]
+    rule = ActionMask("make_wood_pickaxe", ["make_wood_pickaxe"], prims)
+    assert rule({}, {}, lambda n: False).tolist() == [True, True, True, False]
+
+
+def test_disabled_actions_are_masked_and_the_mask_is_never_empty():
+    rule = ActionMask("collect_diamond", DIAMOND, [])
+    held = {"wood": 0}
+    assert "collect_wood" not in _allowed(rule, DIAMOND, held, {}, frozenset({"collect_wood"}))
+    everything = frozenset(DIAMOND)
+    assert rule(held, {}, lambda n: n in everything).all(), "nothing allowed: allow all"
+
+
+def test_the_training_env_exposes_masks_only_when_asked():
+    names = ["collect_wood", "place_table", "make_wood_pickaxe"]
+    coded = [write_action(a, 80) for a in names]
+    cfg = RLConfig(macro_actions=names, reward_terms=[], sample_budget=1, primitive_actions=[])
+    task = get_task("make_wood_pickaxe")
+    masked = make_env(task, cfg, coded, 0, 4, 80, masking=True)
+    plain = make_env(task, cfg, coded, 0, 4, 80, masking=False)
+    try:
+        assert masked.action_masks().tolist() == [True, False, False]
+        assert plain.action_masks().tolist() == [True, True, True]
+        _, _, _, _, info = masked.step(0)  # collect_wood, run by its sandboxed worker
+        assert info["inventory"]["wood"] >= 1
+        table_wood = requirement("place_table").items["wood"]  # type: ignore[union-attr]
+        assert masked.action_masks()[1] == (info["inventory"]["wood"] >= table_wood)
+    finally:
+        masked.close()
+        plain.close()
+
+
+def test_a_masked_training_saves_a_maskable_policy(tiny_run, tmp_path):
+    from rlgpt.rl.train import train
+
+    assert isinstance(load_policy(tiny_run["result"].checkpoint), MaskablePPO)
+    params = tiny_run["params"].model_copy(update={"action_masking": False})
+    plain = train(tiny_run["task"], tiny_run["cfg"], tiny_run["coded"], params, 0, tmp_path,
+                  show_progress=False)  # fmt: skip
+    model = load_policy(plain.checkpoint)
+    assert isinstance(model, PPO) and not isinstance(model, MaskablePPO)
+    assert plain.space != tiny_run["result"].space, "no warm start across the switch"
+    assert np.isfinite(plain.samples_per_s)
