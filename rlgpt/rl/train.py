@@ -81,16 +81,29 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+CURVE_HEADER = "samples,return,steps,success"
+
+
 class PrimitiveBudget(BaseCallback):
     """Counts primitive env steps (macro steps included) and stops at the budget; shows
     progress; notes the samples when a training episode first succeeded; every `every`
-    samples calls `on_checkpoint(samples)`."""
+    samples calls `on_checkpoint(samples)`. With `curve`, every finished training episode is a
+    row of that CSV (samples at its end, return, primitive steps, success): the learning curve,
+    written at each checkpoint and at the end; a resumed training keeps the rows up to where it
+    resumed."""
 
     def __init__(
         self, budget: int, show: bool, start: int = 0, every: int = 0,
-        on_checkpoint: Callable[[int], None] | None = None,
+        on_checkpoint: Callable[[int], None] | None = None, curve: Path | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
+        self.curve = curve
+        self.rows: list[str] = []
+        if curve is not None and start and curve.is_file():
+            kept = curve.read_text().splitlines()[1:]
+            self.rows = [r for r in kept if r and int(r.split(",")[0]) <= start]
+        self._returns: list[float] = []
+        self._steps: list[int] = []
         self.budget = budget
         self.samples = start
         self.every = every
@@ -105,14 +118,38 @@ class PrimitiveBudget(BaseCallback):
         self.samples += n
         if self.first_success is None and any(i.get("success") for i in infos):
             self.first_success = self.samples
+        self._episodes(infos)
         self.bar.update(n)
         if self._next is not None and self.samples >= self._next < self.budget:
+            self.write_curve()
             if self.on_checkpoint is not None:
                 self.on_checkpoint(self.samples)
             self._next += self.every
         return self.samples < self.budget
 
+    def _episodes(self, infos: list[dict[str, object]]) -> None:
+        rewards, dones = self.locals.get("rewards"), self.locals.get("dones")
+        if rewards is None or dones is None:
+            return
+        if len(self._returns) != len(infos):
+            self._returns, self._steps = [0.0] * len(infos), [0] * len(infos)
+        for k, info in enumerate(infos):
+            self._returns[k] += float(rewards[k])
+            self._steps[k] += int(info.get("primitive_steps", 1))  # type: ignore[call-overload]
+            if dones[k]:
+                won = int(bool(info.get("success")))
+                self.rows.append(f"{self.samples},{self._returns[k]:.3f},{self._steps[k]},{won}")
+                self._returns[k], self._steps[k] = 0.0, 0
+
+    def write_curve(self) -> None:
+        if self.curve is None:
+            return
+        tmp = self.curve.with_suffix(".tmp")
+        tmp.write_text("\n".join([CURVE_HEADER, *self.rows]) + "\n")
+        os.replace(tmp, self.curve)
+
     def _on_training_end(self) -> None:
+        self.write_curve()
         self.bar.close()
 
 
@@ -220,7 +257,7 @@ def train(
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))
         budget = PrimitiveBudget(
             cfg.sample_budget, show_progress, start, params.checkpoint_every,
-            lambda samples: ckpt.save(model, samples),
+            lambda samples: ckpt.save(model, samples), out_dir / "curve.csv",
         )  # fmt: skip
         t0 = time.perf_counter()
         model.learn(total_timesteps=10**9, callback=budget, reset_num_timesteps=not start)

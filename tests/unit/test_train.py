@@ -16,6 +16,10 @@ def test_tiny_run_writes_a_loadable_policy(tiny_run):
     assert not list(path.parent.glob("*.tmp*")), "the temp file was renamed away"
     model = load_policy(path)
     assert model.action_space.n == 17 + len(tiny_run["cfg"].macro_actions) == 19
+    rows = (path.parent / "curve.csv").read_text().splitlines()
+    assert rows[0] == "samples,return,steps,success"
+    samples = [int(r.split(",")[0]) for r in rows[1:]]
+    assert samples == sorted(samples) and all(0 < s <= result.samples for s in samples)
 
 
 def test_tiny_run_spends_its_budget_in_primitive_steps(tiny_run):
@@ -42,6 +46,26 @@ def test_primitive_budget_counts_macro_steps_and_stops():
     assert cb.samples == 99
     assert step({"primitive_steps": 1}) is False
     assert cb.samples == 100
+
+
+def test_the_learning_curve_has_a_row_per_training_episode_and_survives_a_resume(tmp_path):
+    curve = tmp_path / "curve.csv"
+    cb = PrimitiveBudget(1000, show=False, curve=curve)
+
+    def step(rewards, dones, *infos):
+        cb.locals = {"infos": list(infos), "rewards": rewards, "dones": dones}
+        return cb._on_step()
+
+    step([1.0, 0.5], [False, False], {"primitive_steps": 10}, {"primitive_steps": 3})
+    step([2.0, 0.0], [True, False], {"primitive_steps": 5, "success": True}, {})
+    step([0.0, -1.0], [False, True], {}, {"primitive_steps": 7})
+    cb._on_training_end()
+    rows = curve.read_text().splitlines()
+    assert rows[0] == "samples,return,steps,success"
+    # env 0 ended after 15 of its steps with return 3 and success; env 1 after 11, return -0.5
+    assert rows[1:] == ["19,3.000,15,1", "27,-0.500,11,0"]
+    resumed = PrimitiveBudget(1000, show=False, start=20, curve=curve)
+    assert resumed.rows == ["19,3.000,15,1"], "rows after the checkpoint are played again"
 
 
 def test_training_checkpoints_and_resumes_where_it_stopped(tmp_path):
