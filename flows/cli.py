@@ -83,6 +83,14 @@ def _parser() -> argparse.ArgumentParser:
     lin.add_argument("target", help="checkpoint path (policy.zip), run id, or prompt sha256 prefix")
     lin.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     lin.add_argument("--json", action="store_true", help="machine-readable output")
+    rpt = sub.add_parser(
+        "report", help="write runs/<id>/report.html: tables, plots, code diffs, critique, lineage"
+    )  # fmt: skip
+    rpt.add_argument("run_id", help="the run directory name under --runs-dir")
+    rpt.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
+    rpt.add_argument("--mlflow-ui", default="http://127.0.0.1:5000",
+                     help="the MLflow UI the links point to (default: http://127.0.0.1:5000, "
+                     "as `rlgpt ui --port 5000`)")  # fmt: skip
     rep = sub.add_parser("reproduce", help="replay a recorded run now and compare its metrics")
     rep.add_argument("run_id", help="the recorded run")
     rep.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
@@ -241,6 +249,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = launch.cmd_resume(args)
         elif args.command == "lineage":
             code = _cmd_lineage(args)
+        elif args.command == "report":
+            from flows.report_cmd import cmd_report
+
+            code = cmd_report(args)
         elif args.command == "reproduce":
             code = launch.cmd_reproduce(args)
         elif args.command == "serve":

@@ -260,3 +260,23 @@ def log_reproduction(ctx: RunContext, comparison: Comparison) -> None:
         c.set_tag(rid, "rlgpt.reproduction_passed", str(comparison.passed).lower())
         c.log_metric(rid, "reproduction.max_abs_delta", comparison.max_abs_delta)
         c.log_metric(rid, "reproduction.passed", float(comparison.passed))
+
+
+def run_links(uri: str, experiment: str, run_id: str, ui: str) -> list[tuple[str, str]]:
+    """The MLflow runs of rlgpt run `run_id` (the parent, then each iteration) as (label, URL
+    in the MLflow UI at `ui`); [] when the store has none."""
+    c = client(uri)
+    exp = c.get_experiment_by_name(experiment)
+    if exp is None:
+        return []
+    out = []
+    for r in reversed(_runs(c, exp.experiment_id, run_id)):
+        k = r.data.tags.get("rlgpt.iteration")
+        label = f"MLflow: iteration {k}" if k else "MLflow: the run (parent)"
+        out.append(
+            (
+                f"{label} ({r.info.run_id})",
+                f"{ui.rstrip('/')}/#/experiments/{exp.experiment_id}/runs/{r.info.run_id}",
+            )
+        )
+    return sorted(out, key=lambda x: (not x[0].startswith("MLflow: the run"), x[0]))
