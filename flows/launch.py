@@ -27,6 +27,9 @@ _OFFLINE_ENV = {
     "DVC_NO_ANALYTICS": "1",
     "PREFECT_LOGGING_LEVEL": "CRITICAL",  # failures are reported in one line by the CLI
     "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
+    # flow and task run logs (and the rlgpt library's warnings) reach the Prefect UI
+    "PREFECT_LOGGING_SETTINGS_PATH": str(Path(__file__).with_name("logging.yml")),
+    "PREFECT_LOGGING_EXTRA_LOGGERS": "rlgpt",
 }
 RUN_DIR: list[Path] = []  # the run directory of this process, once known (for error logs)
 # Which command-line flag sets which key (for one-line errors that name the flag).

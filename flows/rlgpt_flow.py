@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 
-from prefect import flow
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_table_artifact
 
 from rlgpt.lineage.context import RunContext
@@ -65,6 +65,7 @@ def _inner_loop(
         its.append(it)
         if emit:
             print(table_row(it), flush=True)
+        get_run_logger().info("iteration %d: %s", k, table_row(it).strip())
         tracking.log_iteration(ctx, it, evaluation, str(ctx.layout.iter_dir(k)))
         stages.write_summary(ctx, _summary(ctx, its, "running", t0), False)
         if verdict.verdict != "revise_code" or k >= p.run.iterations:
@@ -99,6 +100,12 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     k, outer, status = 0, 0, "FAILED"
     if emit:
         print(table_header(), flush=True)
+    p = ctx.params
+    get_run_logger().info(
+        "rlgpt run %s: task %s, llm %s:%s, %d iteration(s) of %d samples",
+        ctx.run_id, ctx.task.name, p.llm.backend, p.llm.model, p.run.iterations,
+        p.train.sample_budget,
+    )  # fmt: skip
     try:
         while k < ctx.params.run.iterations:
             outer += 1
@@ -131,4 +138,8 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
         tracking.end_parent(ctx, mlflow_status, summary.final_success_rate, path, len(its))
         if its:
             _publish(ctx, its)
+        get_run_logger().info(
+            "run %s %s: final success rate %.2f after %d iteration(s)",
+            ctx.run_id, summary.status, summary.final_success_rate, len(its),
+        )  # fmt: skip
     return summary

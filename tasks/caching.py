@@ -11,7 +11,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from prefect import task
+from prefect import get_run_logger, task
 
 from rlgpt.errors import RLGPTError
 from rlgpt.lineage.context import RunContext
@@ -89,6 +89,7 @@ def stage(name: str, retries: int) -> Callable[[Callable[..., Any]], Any]:
             ctx: RunContext = bound.arguments["ctx"]
             inputs = {n: v for n, v in bound.arguments.items() if n != "ctx"}
             log_start(ctx.layout.root, name, int(inputs["k"]))
+            get_run_logger().info("%s, iteration %d of run %s", name, inputs["k"], ctx.run_id)
             token = _CURRENT.set((name, _key(name, ctx, inputs)))
             try:
                 return fn(*args, **kwargs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 from mlflow.tracking import MlflowClient
@@ -49,7 +50,11 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
     with sqlite3.connect(tmp_path / ".prefect" / "prefect.db") as db:
         names = [r[0] for r in db.execute("select name from flow_run")]
         ((key, data),) = db.execute("select key, data from artifact where type = 'table'")
+        logs = [r[0] for r in db.execute("select message from log")]
     assert names == ["it"] and key == "iterations-it"
+    # the run logger reaches the UI: the flow's iteration lines and each stage's start
+    assert any(m.startswith("iteration 1: ") and "revise_plan" in m for m in logs), logs[:5]
+    assert any(m.startswith("train, iteration 2 of run it") for m in logs)
     table = json.loads(json.loads(data))
     assert [r["iteration"] for r in table] == [1, 2] and table[0]["learned"] == "collect_wood"
 
@@ -110,3 +115,39 @@ def test_lineage_both_directions(tmp_path: Path, tiny_params: Path, cli_env):
     bad = subprocess.run([rlgpt_exe(), "lineage", "nothing-here", "--runs-dir", runs],
                          cwd=tmp_path, env=cli_env, capture_output=True, text=True)  # fmt: skip
     assert bad.returncode == 2 and "not a checkpoint" in bad.stderr
+
+
+def test_the_deployable_flow_takes_plain_parameters_and_runs(tmp_path: Path, cli_env):
+    """flows/main_flow.py: what a Prefect deployment or the UI's form can start."""
+    script = f"""
+import json
+from flows.launch import offline_env
+offline_env()
+from flows.main_flow import rlgpt_flow
+from rlgpt.errors import UserError
+schema = rlgpt_flow.to_deployment(name="t")._parameter_openapi_schema.model_dump()
+types = {{k: json.dumps(v) for k, v in schema["properties"].items()}}
+try:
+    rlgpt_flow(task="place_table", sets=["train.sample_budget=lots"], run_id="bad")
+except UserError as exc:
+    bad = str(exc)
+sets = ["run.iterations=1", "train.sample_budget=800", "train.n_envs=1", "eval.episodes=2",
+        "run.runs_dir={tmp_path}/runs", "tracking.mlflow_uri=sqlite:///{tmp_path}/m.db"]
+summary = rlgpt_flow(task="place_table", sets=sets, run_id="dep")
+print(json.dumps({{"types": types, "bad": bad, "summary": summary}}))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=cli_env,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    # plain JSON types only: a form can fill every one
+    assert set(out["types"]) == {"task", "params_path", "sets", "run_id", "force"}
+    assert all('"object"' not in t and "$ref" not in t for t in out["types"].values())
+    assert "train.sample_budget" in out["bad"], "an override is validated like --set"
+    summary = out["summary"]
+    assert summary["run_id"] == "dep" and summary["task"] == "place_table"
+    assert len(summary["iterations"]) == 1 and summary["iterations"][0]["samples"] >= 800
+    assert (tmp_path / "runs" / "dep" / "manifest.json").is_file()
+    with sqlite3.connect(tmp_path / ".prefect" / "prefect.db") as db:
+        names = {r[0] for r in db.execute("select name from flow_run")}
+    assert {"dep", "bad"} <= names, names
