@@ -74,10 +74,14 @@ def ppo(task: str, seed: int, budget: int, episodes: int, out: Path) -> dict[str
 
 
 def rlgpt(
-    task: str, seed: int, episodes: int, iterations: int, per_iter: int, out: Path
+    task: str, seed: int, episodes: int, iterations: int, per_iter: int, out: Path,
+    masking: str = "",
 ) -> dict[str, Any]:  # fmt: skip
-    """`rlgpt run` with the default params but the benchmark's budget and episode count."""
+    """`rlgpt run` with the default params but the benchmark's budget and episode count (and
+    `masking`, train.action_masking, when given)."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    if masking:
+        params["train"]["action_masking"] = masking
     params["run"] |= {"task": task, "iterations": iterations, "runs_dir": str(out / "runs")}
     params["train"]["sample_budget"] = per_iter
     params["eval"]["episodes"] = episodes
@@ -165,11 +169,11 @@ def sweep_stone_tier(jobs: int, out: Path, only: list[str] | None = None) -> Non
 
 
 def _child(
-    kind: str, task: str, seed: int, episodes: int, scale: float, out: Path
+    kind: str, task: str, seed: int, episodes: int, scale: float, out: Path, masking: str = ""
 ) -> dict[str, Any]:  # fmt: skip
     """One PPO or rlgpt job in a fresh process (its own torch threads, its own memory)."""
     cmd = [sys.executable, __file__, "--one", kind, task, str(seed), str(episodes), str(scale),
-           str(out)]  # fmt: skip
+           str(out), *(["--masking", masking] if masking else [])]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -193,6 +197,8 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=1.0, help="budget factor (quick checks)")
     ap.add_argument("--out", default="benchmarks/out/tech_tree")
     ap.add_argument("--one", nargs=6, metavar=("KIND", "TASK", "SEED", "EPISODES", "SCALE", "OUT"))
+    ap.add_argument("--masking", choices=["off", "recipes", "plan"], default="",
+                    help="rlgpt's train.action_masking (default: params.yaml's)")  # fmt: skip
     ap.add_argument("--stone-tier", action="store_true",
                     help="instead: the default command on every stone-tier task")  # fmt: skip
     args = ap.parse_args()
@@ -210,7 +216,8 @@ def main() -> None:
         if kind == "ppo":
             res = ppo(task, int(seed), iterations * per_iter, int(episodes), Path(out))
         else:
-            res = rlgpt(task, int(seed), int(episodes), iterations, per_iter, Path(out))
+            res = rlgpt(task, int(seed), int(episodes), iterations, per_iter, Path(out),
+                        args.masking)  # fmt: skip
         print(json.dumps(res))
         return
     tasks = [t for t in args.tasks.split(",") if t]
@@ -235,7 +242,8 @@ def main() -> None:
     def run(job: tuple[str, str, int]) -> None:
         nonlocal done
         kind, task, seed = job
-        res = _child(kind, task, seed, args.episodes, args.scale, out / f"{kind}-{task}-s{seed}")
+        res = _child(kind, task, seed, args.episodes, args.scale, out / f"{kind}-{task}-s{seed}",
+                     args.masking)  # fmt: skip
         results[task][kind].append(res | {"seed": seed})
         done += 1
         el = time.perf_counter() - t0

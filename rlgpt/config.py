@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rlgpt.errors import UserError
 from rlgpt.messages import PPOConfig
@@ -89,6 +89,9 @@ class LLMParams(_Section):
         return self.models.get(role, self.model)  # type: ignore[call-overload]
 
 
+Masking = Literal["off", "recipes", "plan"]
+
+
 class TrainParams(_Section):
     """PPO training (stable-baselines3)."""
 
@@ -114,11 +117,23 @@ class TrainParams(_Section):
         description="Continue the previous iteration's policy when the action space (actions, "
         "observation, network) is the same; false trains every iteration from scratch.",
     )
-    action_masking: bool = Field(
-        default=True,
-        description="Hide coded actions whose recipe precondition does not hold, or whose effect "
-        "already holds, from the policy (sb3-contrib MaskablePPO; docs/design.md, action masks).",
+    action_masking: Masking = Field(
+        default="recipes",
+        description="Which coded actions the policy may call (sb3-contrib MaskablePPO; "
+        "docs/design.md, action masks): 'recipes' hides those whose recipe precondition does "
+        "not hold or whose effect already holds; 'plan' also keeps only the plan's next "
+        "unfinished step among its chain (survival actions stay free); 'off' (or false): "
+        "plain PPO, every action always allowed.",
     )
+
+    @field_validator("action_masking", mode="before")
+    @classmethod
+    def _masking_bool(cls, v: object) -> object:
+        return {True: "recipes", False: "off"}.get(v, v) if isinstance(v, bool) else v
+
+    @property
+    def masked(self) -> bool:
+        return self.action_masking != "off"
 
 
 class EvalParams(_Section):

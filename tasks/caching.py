@@ -31,7 +31,7 @@ _LATER_INPUTS = frozenset({"previous"})
 _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("run", "critic"): True,
     ("run", "agents"): "two",
-    ("train", "action_masking"): False,
+    ("train", "action_masking"): "off",
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rlgpt.config import SandboxParams
+from rlgpt.config import Masking, SandboxParams
 from rlgpt.envs.crafter_env import CrafterEnv
 from rlgpt.envs.recipes import actions
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
@@ -34,11 +34,11 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 
 def make_env(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, view_radius: int,
-    macro_step_budget: int, sandbox: SandboxParams | None = None, masking: bool = False,
+    macro_step_budget: int, sandbox: SandboxParams | None = None, masking: Masking = "off",
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; each inserted coded action runs in its own sandboxed worker, which the env
-    closes in its own close(). With `masking`, the env's action_masks() hides the coded actions
-    that cannot make progress now (rlgpt.rl.masking)."""
+    closes in its own close(). With `masking` ("recipes" or "plan"), the env's action_masks()
+    hides the coded actions that cannot make progress now (rlgpt.rl.masking)."""
     inserted = [c for c in coded if c.name in cfg.macro_actions]
     base = CrafterEnv(task, cfg.observation, view_radius, seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
@@ -47,10 +47,12 @@ def make_env(
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     names = [c.name for c in inserted]
     penalty, prims = cfg.no_effect_penalty, cfg.primitive_actions
-    rule = ActionMask(task.achievement, names, list(actions()) if prims is None else prims)
+    all_prims = list(actions()) if prims is None else prims
+    rule = ActionMask(task.achievement, names, all_prims, ordered=masking == "plan")
     env = MacroActionWrapper(
-        shaped, names, pool, budget, penalty, primitives=prims, mask=rule if masking else None
-    )
+        shaped, names, pool, budget, penalty, primitives=prims,
+        mask=rule if masking != "off" else None,
+    )  # fmt: skip
     env.reset(seed=seed)
     return env
 
@@ -58,7 +60,7 @@ def make_env(
 def env_factories(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, n_envs: int,
     view_radius: int, macro_step_budget: int, sandbox: SandboxParams | None = None,
-    masking: bool = False,
+    masking: Masking = "off",
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
         return lambda: SlimInfo(

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from rlgpt.envs.planner import is_plannable, still_to_collect
+from rlgpt.envs.planner import SURVIVAL, is_plannable, still_to_collect
 from rlgpt.envs.preconditions import requirement
 from rlgpt.envs.recipes import achievements, game_data
 from rlgpt.skills.runtime import VITALS
@@ -42,10 +42,16 @@ def stations() -> frozenset[str]:
 
 class ActionMask:
     """The rule for one action space: `names` (coded actions, in order) after `n_prim`
-    primitives (`prim_names`), for a task whose achievement is `target`."""
+    primitives (`prim_names`), for a task whose achievement is `target`. `ordered` ('plan'
+    masks): among the chain's steps (achievements of the plan other than survival ones), only
+    the first one not yet done in `names`' order (the plan's) may be called, when the recipes
+    allow it; survival actions and names that are not achievements stay free."""
 
-    def __init__(self, target: str, names: list[str], prim_names: list[str]) -> None:
+    def __init__(
+        self, target: str, names: list[str], prim_names: list[str], ordered: bool = False
+    ) -> None:  # fmt: skip
         self.names = list(names)
+        self.ordered = ordered
         self.n_prim = len(prim_names)
         known = set(achievements())
         self.target = target if is_plannable(target) else None
@@ -69,6 +75,12 @@ class ActionMask:
         if any(p in ("do", "noop") for p in prim_names):  # the policy collects by itself
             yields.update(str(k) for info in data["collect"].values() for k in info["receive"])
         self.yields = frozenset(yields)
+        # the chain: achievements of the plan that are not survival sub-actions
+        self.chain = [
+            n for n in names
+            if n in known and (n == target or n not in SURVIVAL)
+            and not (n.startswith("collect_") and n != target and n[8:] not in self.plan_items)
+        ]  # fmt: skip
 
     def to_collect(self, inventory: Mapping[str, int], placed: Mapping[str, int]) -> dict[str, int]:
         """What the rest of the plan still collects ({} when the task has no recipe plan)."""
@@ -106,10 +118,27 @@ class ActionMask:
             return todo.get(obj, 0) > 0 and inventory.get(obj, 0) < MAX_ITEM
         return True
 
+    def done(self, name: str, inventory: Mapping[str, int], placed: Mapping[str, int],
+             todo: Mapping[str, int]) -> bool:  # fmt: skip
+        """Whether chain step `name` needs no more calls in this state."""
+        kind, _, obj = name.partition("_")
+        if kind == "collect" and obj in self.plan_items:
+            return todo.get(obj, 0) == 0
+        if kind == "make" or (kind == "place" and obj in self.stations):
+            return self._effect_holds(name, inventory, placed)
+        return placed.get(name, 0) >= 1
+
     def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
                  disabled: Callable[[str], bool]) -> np.ndarray:  # fmt: skip
         """The mask over the whole action space (primitives first)."""
         todo = self.to_collect(inventory, achieved)
-        coded = [self.allowed(n, inventory, achieved, todo) and not disabled(n) for n in self.names]
+        ok = {n: self.allowed(n, inventory, achieved, todo) and not disabled(n) for n in self.names}
+        if self.ordered:
+            step = next(
+                (n for n in self.chain if not self.done(n, inventory, achieved, todo)), None
+            )
+            if step is not None and ok[step]:  # else: the recipes' mask alone
+                ok.update({n: n == step for n in self.chain})
+        coded = [ok[n] for n in self.names]
         mask = np.array([True] * self.n_prim + coded, dtype=bool)
         return mask if mask.any() else np.ones_like(mask)

@@ -63,8 +63,8 @@ def action_space_key(cfg: RLConfig, coded: list[CodedAction], params: TrainParam
     parts: list[object] = [
         prims, inserted, cfg.observation, cfg.ppo.model_dump(mode="json"), params.view_radius
     ]  # fmt: skip
-    if params.action_masking:
-        parts.append("masked")
+    if params.masked:  # the mask's kind: a policy continues only under the same rule
+        parts.append("masked" if params.action_masking == "recipes" else params.action_masking)
     blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -162,15 +162,15 @@ def save_atomic(model: Policy, path: Path) -> None:
 
 def run_key(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, init: str | None = None,
-    masked: bool = False,
+    masking: str = "off",
 ) -> str:  # fmt: skip
     """What a checkpoint belongs to: resuming under another config (or another starting
     policy, `init`: its sha256, or with masks switched) would be wrong."""
     parts = [task.content_hash(), cfg.content_hash(), *[c.content_hash() for c in coded]]
     if init:
         parts.append(init)
-    if masked:
-        parts.append("masked")
+    if masking != "off":  # "masked": the key recipe masks have had from the start
+        parts.append("masked" if masking == "recipes" else masking)
     return hashlib.sha256(f"{parts}:{seed}".encode()).hexdigest()
 
 
@@ -239,8 +239,8 @@ def train(
         sandbox, params.action_masking,
     )  # fmt: skip
     venv = DummyVecEnv(factories)
-    masked = params.action_masking
-    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha, masked))
+    masked = params.masked
+    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha, params.action_masking))
     try:
         start = ckpt.resumable() or 0
         if start:

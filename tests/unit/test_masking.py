@@ -84,8 +84,8 @@ def test_the_training_env_exposes_masks_only_when_asked():
     coded = [write_action(a, 80) for a in names]
     cfg = RLConfig(macro_actions=names, reward_terms=[], sample_budget=1, primitive_actions=[])
     task = get_task("make_wood_pickaxe")
-    masked = make_env(task, cfg, coded, 0, 4, 80, masking=True)
-    plain = make_env(task, cfg, coded, 0, 4, 80, masking=False)
+    masked = make_env(task, cfg, coded, 0, 4, 80, masking="recipes")
+    plain = make_env(task, cfg, coded, 0, 4, 80, masking="off")
     try:
         assert masked.action_masks().tolist() == [True, False, False]
         assert plain.action_masks().tolist() == [True, True, True]
@@ -102,10 +102,34 @@ def test_a_masked_training_saves_a_maskable_policy(tiny_run, tmp_path):
     from rlgpt.rl.train import train
 
     assert isinstance(load_policy(tiny_run["result"].checkpoint), MaskablePPO)
-    params = tiny_run["params"].model_copy(update={"action_masking": False})
+    params = tiny_run["params"].model_copy(update={"action_masking": "off"})
     plain = train(tiny_run["task"], tiny_run["cfg"], tiny_run["coded"], params, 0, tmp_path,
                   show_progress=False)  # fmt: skip
     model = load_policy(plain.checkpoint)
     assert isinstance(model, PPO) and not isinstance(model, MaskablePPO)
     assert plain.space != tiny_run["result"].space, "no warm start across the switch"
     assert np.isfinite(plain.samples_per_s)
+
+
+def test_plan_masks_keep_only_the_next_unfinished_chain_step_and_survival():
+    rule = ActionMask("collect_diamond", DIAMOND, [], ordered=True)
+    survival = ["collect_drink", "eat_cow", "wake_up"]
+    assert "collect_drink" not in rule.chain and "collect_diamond" in rule.chain
+    wood = rule.to_collect({}, {})["wood"]
+    # every piece of wood the plan needs comes first, as the plan orders it
+    assert _allowed(rule, DIAMOND, {"wood": wood - 1}, {}) == ["collect_wood", *survival]
+    assert _allowed(rule, DIAMOND, {"wood": wood}, {}) == ["place_table", *survival]
+    after = _allowed(rule, DIAMOND, {"wood": wood - 1}, {"place_table": 1})
+    assert after == ["make_wood_sword", *survival]
+    # the recipe mask alone would allow more here
+    loose = ActionMask("collect_diamond", DIAMOND, [])
+    assert len(_allowed(loose, DIAMOND, {"wood": wood - 1}, {"place_table": 1})) > len(after)
+
+
+def test_masking_switches_read_from_params():
+    from rlgpt.config import TrainParams
+
+    assert TrainParams().action_masking == "recipes" and TrainParams().masked
+    assert TrainParams(action_masking=False).action_masking == "off"
+    assert TrainParams(action_masking=True).action_masking == "recipes"
+    assert TrainParams(action_masking="plan").masked
