@@ -20,6 +20,7 @@ from rlgpt.config import (
 from rlgpt.errors import UserError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.rundir import RunLock, check_run_id, create
+from rlgpt.lineage.summary import RunSummary
 
 _OFFLINE_ENV = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
@@ -157,6 +158,7 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
             for i in summary.iterations
         ]  # fmt: skip
         Path(metrics_out).with_name("iterations.csv").write_text("\n".join(rows) + "\n")
+        _write_curve(root, summary, Path(metrics_out).with_name("curve.csv"))
     uri = params.tracking.mlflow_uri
     print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
           f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip
@@ -168,9 +170,24 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
     return 0
 
 
+def _write_curve(root: Path, summary: RunSummary, out: Path, rows: int = 400) -> None:
+    """The learning curve for `dvc plots`: training success and return against samples (moving
+    averages over 50 episodes, at most `rows` points)."""
+    from rlgpt.report.collect import training_curve
+    from rlgpt.report.figures import smooth
+
+    points, _ = training_curve(root, summary.iterations)
+    won = smooth([float(p[2]) for p in points], 50)
+    ret = smooth([p[1] for p in points], 50)
+    step = max(1, len(points) // rows)
+    lines = ["samples,success,return"] + [
+        f"{points[i][0]},{won[i]:.3f},{ret[i]:.3f}" for i in range(0, len(points), step)
+    ]  # fmt: skip
+    out.write_text("\n".join(lines) + "\n")
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from rlgpt.lineage.layout import read_model
-    from rlgpt.lineage.summary import RunSummary
 
     root = completed(Path(args.runs_dir), args.run_id, "reproduce")
     read_model(root / "summary.json", RunSummary)  # a damaged record: say so before any work

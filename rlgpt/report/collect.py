@@ -59,7 +59,7 @@ def _diff(old: str | None, new: str) -> tuple[str, list[tuple[str, str]]]:
     return "changed", [(cls.get(line[:1], ""), line) for line in lines]
 
 
-def _curve(run: Path, its: list[IterationSummary]) -> tuple[list[CurvePoint], list[int]]:
+def training_curve(run: Path, its: list[IterationSummary]) -> tuple[list[CurvePoint], list[int]]:
     """Every iteration's training episodes on one sample axis (iterations one after another)."""
     points: list[CurvePoint] = []
     offset, starts = 0, []
@@ -105,7 +105,7 @@ def collect(run: Path, links: list[tuple[str, str]] | None = None) -> Report:
             ends=evaluation.get("ends", {}),
             chain=iteration_chain(run, it.iteration),
         ))  # fmt: skip
-    points, starts = _curve(run, summary.iterations)
+    points, starts = training_curve(run, summary.iterations)
     figures = {
         "per_iteration": per_iteration(summary.iterations),
         "learning_curves": learning_curves(points, starts),

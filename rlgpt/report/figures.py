@@ -38,7 +38,8 @@ def per_iteration(its: Sequence[IterationSummary]) -> bytes:
     return _png(fig)
 
 
-def _smooth(values: list[float], window: int) -> list[float]:
+def smooth(values: list[float], window: int) -> list[float]:
+    """A trailing moving average over `window` values."""
     out, total = [], 0.0
     for k, v in enumerate(values):
         total += v
@@ -54,8 +55,8 @@ def learning_curves(points: Sequence[CurvePoint], boundaries: Sequence[int]) -> 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.0), sharex=True)
     if points:
         x = [p[0] for p in points]
-        top.plot(x, _smooth([float(p[2]) for p in points], 50), color="tab:green")
-        bottom.plot(x, _smooth([p[1] for p in points], 50), color="tab:blue")
+        top.plot(x, smooth([float(p[2]) for p in points], 50), color="tab:green")
+        bottom.plot(x, smooth([p[1] for p in points], 50), color="tab:blue")
     else:
         top.text(0.5, 0.5, "no finished training episode recorded", ha="center",
                  transform=top.transAxes)  # fmt: skip

@@ -49,11 +49,18 @@ def test_dvc_repro_then_status_clean(tmp_path: Path, cli_env):
     assert outs["runs/dvc"]["md5"].endswith(".dir") and "metrics/summary.json" in outs
     assert "train" in lock["stages"]["run"]["params"]["params.yaml"]
 
-    plots = dvc("plots", "show", "--json", "metrics/iterations.csv")  # the run's curve
+    # the run's plots: per iteration, and the learning curve
+    plots = dvc("plots", "show", "--json", "per_iteration", "learning_curve")
     assert plots.returncode == 0, plots.stderr
     rows = (proj / "metrics" / "iterations.csv").read_text().splitlines()
     assert rows[0] == "iteration,samples,success_rate,dead_loop_ratio" and len(rows) == 3
-    assert "metrics/iterations.csv" in plots.stdout
+    curve = (proj / "metrics" / "curve.csv").read_text().splitlines()
+    assert curve[0] == "samples,success,return"
+    samples = [int(r.split(",")[0]) for r in curve[1:]]
+    assert samples == sorted(samples) and all(0 < s <= 2 * 1300 for s in samples)
+    shown = json.loads(plots.stdout)
+    assert not shown.get("errors"), shown.get("errors")
+    assert {"per_iteration", "learning_curve"} <= set(shown["data"]), list(shown["data"])
 
     status = dvc("status", "run")
     assert status.returncode == 0
