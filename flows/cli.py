@@ -259,8 +259,9 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = _cmd_serve(args)
         elif args.command == "completion":
             from flows.completion import bash_script
+            from rlgpt.envs.tasks import registry
 
-            print(bash_script(_parser()), end="")
+            print(bash_script(_parser(), values={"--task": sorted(registry())}), end="")
             code = 0
         elif args.command == "ui":
             from flows.ui import cmd_ui

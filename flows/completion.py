@@ -18,9 +18,29 @@ def _words(parser: argparse.ArgumentParser) -> tuple[list[str], dict[str, argpar
     return options, subs
 
 
-def bash_script(parser: argparse.ArgumentParser, prog: str = "rlgpt") -> str:
-    """Complete `prog`, its sub-commands (two levels) and each one's long options."""
+def _values(parser: argparse.ArgumentParser, found: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The values an option takes, where argparse knows them (its choices), over all commands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _values(sub, found)
+        elif action.choices:
+            for opt in action.option_strings:
+                found[opt] = [str(c) for c in action.choices]
+    return found
+
+
+def bash_script(
+    parser: argparse.ArgumentParser, prog: str = "rlgpt", values: dict[str, list[str]] | None = None
+) -> str:  # fmt: skip
+    """Complete `prog`, its sub-commands (two levels), each one's long options, and the values
+    of options with choices (and `values`, e.g. task names for --task)."""
     cases: list[str] = []
+    known = _values(parser, {}) | (values or {})
+    value_cases = "\n".join(
+        f'        {opt}) COMPREPLY=($(compgen -W "{" ".join(v)}" -- "$cur")); return ;;'
+        for opt, v in sorted(known.items())
+    )
 
     def walk(p: argparse.ArgumentParser, path: str) -> None:
         options, subs = _words(p)
@@ -34,6 +54,9 @@ def bash_script(parser: argparse.ArgumentParser, prog: str = "rlgpt") -> str:
 _{prog}_complete() {{
     local cur path="" w i words=""
     cur="${{COMP_WORDS[COMP_CWORD]}}"
+    case "${{COMP_WORDS[COMP_CWORD-1]}}" in
+{value_cases}
+    esac
     for ((i = 1; i < COMP_CWORD; i++)); do
         w="${{COMP_WORDS[i]}}"
         [[ "$w" == -* ]] && continue

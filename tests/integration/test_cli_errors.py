@@ -106,7 +106,9 @@ def test_python_dash_m_rlgpt_is_the_rlgpt_command(tmp_path, cli_env):
 @pytest.mark.parametrize(
     ("line", "expected"),
     [("rlgpt ru", "run"), ("rlgpt run --ta", "--task"), ("rlgpt skills sh", "show"),
-     ("rlgpt run --task x --se", "--seed --set"), ("rlgpt sandbox check --deg", "--degraded")],
+     ("rlgpt run --task x --se", "--seed --set"), ("rlgpt sandbox check --deg", "--degraded"),
+     ("rlgpt run --task make_s", "make_stone_pickaxe make_stone_sword"),
+     ("rlgpt run --llm o", "offline openai"), ("rlgpt re", "resume report reproduce")],
 )  # fmt: skip
 def test_bash_completion_completes_commands_and_options(tmp_path, cli_env, line, expected):
     script = _run(["completion", "bash"], tmp_path, cli_env)
