@@ -118,7 +118,7 @@ class TrainParams(_Section):
         "observation, network) is the same; false trains every iteration from scratch.",
     )
     action_masking: Masking = Field(
-        default="recipes",
+        default="plan",
         description="Which coded actions the policy may call (sb3-contrib MaskablePPO; "
         "docs/design.md, action masks): 'recipes' hides those whose recipe precondition does "
         "not hold or whose effect already holds; 'plan' also keeps only the plan's next "

@@ -129,7 +129,7 @@ def test_plan_masks_keep_only_the_next_unfinished_chain_step_and_survival():
 def test_masking_switches_read_from_params():
     from rlgpt.config import TrainParams
 
-    assert TrainParams().action_masking == "recipes" and TrainParams().masked
+    assert TrainParams().action_masking == "plan" and TrainParams().masked
     assert TrainParams(action_masking=False).action_masking == "off"
     assert TrainParams(action_masking=True).action_masking == "recipes"
     assert TrainParams(action_masking="plan").masked
