@@ -125,7 +125,7 @@ as it was evaluated, rebuild that env with rlgpt:
 
     from rlgpt.rl.envs import make_env          # task, RLConfig, the CodedActions, seed, ...
     env = make_env(task, rl_config, coded_actions, seed, view_radius, macro_step_budget,
-                   masking=True)                # as train.action_masking was
+                   masking="{masking}")      # this run's train.action_masking
     action, _ = model.predict(obs, action_masks=env.action_masks())  # MaskablePPO
 
 `rlgpt lineage {policy}` prints the prompts, code and validation it came from.
@@ -184,7 +184,7 @@ def log_iteration(
     ]
     c.log_batch(rid, metrics=metrics, params=params, tags=[RunTag("verdict", it.verdict)])
     d = Path(iter_dir)
-    _log_training(c, rid, d, now)
+    _log_training(c, rid, d, now, ctx.params.train.action_masking)
     for sub in ("actions", "llm"):
         if (d / sub).is_dir():
             c.log_artifacts(rid, str(d / sub), sub)
@@ -197,7 +197,7 @@ def log_iteration(
     return str(rid)
 
 
-def _log_training(c: MlflowClient, rid: str, d: Path, now: int) -> None:
+def _log_training(c: MlflowClient, rid: str, d: Path, now: int, masking: str) -> None:
     """The iteration's RL config as params, SB3's scalars, the episode table, and the policy
     with a loading recipe."""
     if (d / "rl_config.json").is_file():
@@ -219,7 +219,10 @@ def _log_training(c: MlflowClient, rid: str, d: Path, now: int) -> None:
         }  # fmt: skip
         with tempfile.TemporaryDirectory() as tmp:
             recipe = Path(tmp) / "LOADING.md"
-            recipe.write_text(_LOADING.format(policy=policy, hashes=json.dumps(hashes)))
+            recipe.write_text(_LOADING.format(
+                policy=policy, hashes=json.dumps(hashes),
+                masking=masking,
+            ))  # fmt: skip
             c.log_artifact(rid, str(recipe), "policy")
 
 

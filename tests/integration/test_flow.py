@@ -80,6 +80,20 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
         assert {"episodes.json", "policy", "actions"} <= top
         policy = {a.path for a in client.list_artifacts(rid, "policy")}
         assert policy == {"policy/policy.zip", "policy/LOADING.md"}
+    # the recipe loads what was logged: the masked policy, in the logged action space
+    from sb3_contrib import MaskablePPO
+
+    from rlgpt.rl.train import load_policy
+
+    got = Path(client.download_artifacts(rid, "policy", str(tmp_path / "dl")))
+    recipe = (got / "LOADING.md").read_text()
+    assert 'load_policy("policy.zip")' in recipe and 'masking="plan"' in recipe
+    model = load_policy(got / "policy.zip")
+    cfg = json.loads(Path(client.download_artifacts(rid, "rl_config.json", str(tmp_path / "dl")))
+                     .read_text())  # fmt: skip
+    prims = 17 if cfg["primitive_actions"] is None else len(cfg["primitive_actions"])
+    assert isinstance(model, MaskablePPO)
+    assert model.action_space.n == prims + len(cfg["macro_actions"])
 
 
 def test_lineage_both_directions(tmp_path: Path, tiny_params: Path, cli_env):
