@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from prefect import get_run_logger, task
+from prefect.exceptions import MissingContextError
 
 from rlgpt.errors import RLGPTError
 from rlgpt.lineage.context import RunContext
@@ -72,6 +74,14 @@ def _retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     return False
 
 
+def _run_logger() -> Any:
+    """Prefect's run logger (its lines reach the UI), or this module's outside a run."""
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return logging.getLogger(__name__)
+
+
 def stage(name: str, retries: int) -> Callable[[Callable[..., Any]], Any]:
     """The Prefect task decorator of one cached, retried pipeline stage. The key is derived once,
     from the body's real arguments (all but ctx): Prefect's cache key and the record of the
@@ -89,7 +99,7 @@ def stage(name: str, retries: int) -> Callable[[Callable[..., Any]], Any]:
             ctx: RunContext = bound.arguments["ctx"]
             inputs = {n: v for n, v in bound.arguments.items() if n != "ctx"}
             log_start(ctx.layout.root, name, int(inputs["k"]))
-            get_run_logger().info("%s, iteration %d of run %s", name, inputs["k"], ctx.run_id)
+            _run_logger().info("%s, iteration %d of run %s", name, inputs["k"], ctx.run_id)
             token = _CURRENT.set((name, _key(name, ctx, inputs)))
             try:
                 return fn(*args, **kwargs)

@@ -148,6 +148,16 @@ def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) 
     return cfg
 
 
+def in_run(ctx: RunContext, path: str) -> Path:
+    """A file this run wrote (iter_<k>/...), under the run directory where it is now: a stage
+    result recorded before the run was moved or pulled elsewhere still finds its files."""
+    parts = Path(path).parts
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i].startswith("iter_"):
+            return ctx.layout.root.joinpath(*parts[i:])
+    return Path(path)
+
+
 @stage("train", retries=1)
 def train(
     ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction],
@@ -157,6 +167,8 @@ def train(
     last iteration's policy when the action space is the same."""
     seed = ctx.params.run.seed + k
     out = ctx.layout.train_dir(k)
+    if previous is not None:
+        previous = previous.model_copy(update={"checkpoint": str(in_run(ctx, previous.checkpoint))})
     result = run_training(
         ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
         ctx.params.sandbox, previous,
@@ -172,7 +184,7 @@ def evaluate(
     trained: TrainResult,
 ) -> EvalReport:  # fmt: skip
     report, table = run_evaluation(
-        Path(trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
+        in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
         ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
         ctx.params.sandbox,
     )  # fmt: skip

@@ -44,3 +44,13 @@ def test_every_argument_is_in_the_key_and_prefect_uses_the_same_key(tmp_path):
 def test_finish_outside_a_stage_is_an_error(tmp_path):
     with pytest.raises(RuntimeError, match="outside a @stage"):
         finish(_ctx(tmp_path), [])
+
+
+def test_a_recorded_path_is_found_where_the_run_is_now(tmp_path):
+    from tasks.stages import in_run
+
+    ctx = _ctx(tmp_path)
+    moved = ctx.layout.root / "iter_2" / "train" / "policy.zip"
+    assert in_run(ctx, "/old/home/runs/r/iter_2/train/policy.zip") == moved
+    assert in_run(ctx, "runs/r/iter_2/train/policy.zip") == moved
+    assert in_run(ctx, "/elsewhere/model.zip") == Path("/elsewhere/model.zip")
