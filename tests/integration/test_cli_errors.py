@@ -103,6 +103,21 @@ def test_python_dash_m_rlgpt_is_the_rlgpt_command(tmp_path, cli_env):
     assert proc.returncode == 0 and "make_wood_pickaxe" in proc.stdout
 
 
+def test_flows_and_tasks_are_not_installed_as_packages(tmp_path, cli_env):
+    """A user's own `flows` or `tasks` package never collides with rlgpt's folders."""
+    import sys
+
+    probe = (
+        "import importlib.util as u, json; "
+        "print(json.dumps([u.find_spec(m) is None for m in ('flows', 'tasks', 'rlgpt')]))"
+    )
+    env = {k: v for k, v in cli_env.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert json.loads(proc.stdout) == [True, True, False], proc.stderr
+    assert _run(["--version"], tmp_path, env).returncode == 0  # the command still finds them
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [("rlgpt ru", "run"), ("rlgpt run --ta", "--task"), ("rlgpt skills sh", "show"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
-from tests.conftest import rlgpt_exe
+from tests.conftest import REPO, rlgpt_exe
 
 
 def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_params: Path, cli_env):
@@ -150,7 +150,8 @@ sets = ["run.iterations=1", "train.sample_budget=800", "train.n_envs=1", "eval.e
 summary = rlgpt_flow(task="place_table", sets=sets, run_id="dep")
 print(json.dumps({{"types": types, "bad": bad, "summary": summary}}))
 """
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=cli_env,
+    env = {**cli_env, "PYTHONPATH": str(REPO)}  # flows/ is a folder of the project, not a package
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
