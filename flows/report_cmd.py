@@ -23,7 +23,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     params_file = run / "params.yaml"
     if params_file.is_file():
         tracking = load_params(str(params_file)).tracking
+        store = tracking.mlflow_uri.removeprefix("sqlite:///")
         try:
+            if store != tracking.mlflow_uri and not Path(store).is_file():  # never create one
+                raise FileNotFoundError(f"no tracking store at {store} from here")
             from tasks.tracking import run_links
 
             links = run_links(tracking.mlflow_uri, tracking.experiment, run.name, args.mlflow_ui)
