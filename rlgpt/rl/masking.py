@@ -26,9 +26,6 @@ from rlgpt.envs.preconditions import requirement
 from rlgpt.envs.recipes import achievements, game_data
 from rlgpt.skills.runtime import VITALS
 
-# crafter's inventory cap for every item
-MAX_ITEM = 9
-
 
 def stations() -> frozenset[str]:
     """Objects that recipes need nearby (table, furnace)."""
@@ -61,6 +58,7 @@ class ActionMask:
             if n in known and n != target and n.partition("_")[0] in ("make", "place")
         )  # fmt: skip
         self.stations = stations()
+        self.caps = {str(k): int(v["max"]) for k, v in game_data()["items"].items()}  # crafter's
         # the materials the whole plan collects: only these are ever capped
         self.plan_items = frozenset(
             still_to_collect(target, self.extra, {}, frozenset()) if self.target else ()
@@ -115,7 +113,7 @@ class ActionMask:
         if self._effect_holds(name, inventory, placed):
             return False
         if kind == "collect" and self.target is not None and obj in self.plan_items:
-            return todo.get(obj, 0) > 0 and inventory.get(obj, 0) < MAX_ITEM
+            return todo.get(obj, 0) > 0 and inventory.get(obj, 0) < self.caps.get(obj, 9)
         return True
 
     def done(self, name: str, inventory: Mapping[str, int], placed: Mapping[str, int],
