@@ -73,6 +73,22 @@ def _parser() -> argparse.ArgumentParser:
         "--no-library", action="store_true",
         help="neither reuse nor add to the skill library (a self-contained run)",
     )  # fmt: skip
+    sw = sub.add_parser(
+        "sweep", help="run a grid of tasks x seeds on Dask (or one at a time); one summary table"
+    )
+    sw.add_argument("--tasks", required=True, help="task names, comma-separated (`rlgpt tasks`)")
+    sw.add_argument("--seeds", type=int, default=1,
+                    help="seeds per task, from params.yaml run.seed on (default 1)")  # fmt: skip
+    sw.add_argument("--iterations", type=int, help="most iterations per run (default: params)")
+    sw.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
+    sw.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="override one params.yaml value for every run (repeatable)")
+    sw.add_argument("--sweep-id", help="sweep directory under runs/ (default: sweep-<time>); "
+                    "an existing one continues: finished runs are kept, the others resumed")
+    sw.add_argument("--runner", choices=["dask", "sequential"],
+                    help="task runner (default: params.yaml scale.runner)")
+    sw.add_argument("--workers", type=int, help="Dask LocalCluster workers (scale.workers)")
+    sw.add_argument("--address", help="an existing Dask scheduler, e.g. tcp://host:8786")
     res = sub.add_parser("resume", help="continue an interrupted or failed run where it stopped")
     res.add_argument("run_id", help="the run directory name under --runs-dir")
     res.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
@@ -245,6 +261,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = _cmd_tasks(args.json)
         elif args.command == "run":
             code = launch.cmd_run(args)
+        elif args.command == "sweep":
+            from flows.sweep_cmd import cmd_sweep
+
+            code = cmd_sweep(args)
         elif args.command == "resume":
             code = launch.cmd_resume(args)
         elif args.command == "lineage":

@@ -218,6 +218,31 @@ class ReproduceParams(_Section):
     )
 
 
+class ScaleParams(_Section):
+    """Fan-out (docs/scaling.md): the runs of `rlgpt sweep` and the candidates of a sub-action."""
+
+    runner: Literal["dask", "sequential"] = Field(
+        default="dask",
+        description="'dask': prefect-dask's DaskTaskRunner (a LocalCluster of `workers`, or the "
+        "scheduler at `address`); 'sequential': one task at a time, in this process.",
+    )
+    workers: int = Field(default=2, ge=1, le=512, description="LocalCluster worker processes.")
+    threads_per_worker: int = Field(
+        default=1, ge=1, description="Tasks at once per Dask worker (a run is one task)."
+    )
+    address: str | None = Field(
+        default=None, description="An existing Dask scheduler, e.g. tcp://10.0.0.5:8786."
+    )
+    retries: int = Field(
+        default=2, ge=0, description="Retries of a sweep run that failed (it resumes)."
+    )
+    candidates: int = Field(
+        default=1, ge=1, le=16,
+        description="Coded-action candidates the fast agent samples per sub-action; all are "
+        "validated in parallel and the best by validation evidence is kept.",
+    )  # fmt: skip
+
+
 class Params(_Section):
     """The whole params.yaml."""
 
@@ -229,6 +254,7 @@ class Params(_Section):
     tracking: TrackingParams = Field(default_factory=TrackingParams)
     reproduce: ReproduceParams = Field(default_factory=ReproduceParams)
     library: LibraryParams = Field(default_factory=LibraryParams)
+    scale: ScaleParams = Field(default_factory=ScaleParams)
 
 
 def _one_line(where: str, exc: ValidationError, names: dict[str, str] | None = None) -> str:

@@ -34,7 +34,11 @@ _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("run", "critic"): True,
     ("run", "agents"): "two",
     ("train", "action_masking"): "off",
+    ("scale", "candidates"): 1,
 }
+# Where a stage runs is not one of its inputs either (a sweep on Dask finds a sequential run's
+# results); only the number of candidates changes what a stage computes.
+_WHERE = {"runner", "workers", "threads_per_worker", "address", "retries"}
 
 
 def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
@@ -43,11 +47,14 @@ def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
     inputs = {n: v for n, v in inputs.items() if not (n in _LATER_INPUTS and v is None)}
     p = ctx.params
     params = p.model_dump(
-        mode="json", exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}}
+        mode="json",
+        exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}, "scale": _WHERE},
     )
     for (section, name), default in _LATER_PARAMS.items():
         if params[section].get(name) == default:
             del params[section][name]
+            if not params[section]:  # a section added later, all at its defaults
+                del params[section]
     return stage_key(stage, ctx.run_id, int(inputs["k"]), {**inputs, "params": params})
 
 

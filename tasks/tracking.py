@@ -21,10 +21,12 @@ from mlflow.tracking import MlflowClient
 from prefect import task
 
 from rlgpt.agents.prompting import all_template_hashes
+from rlgpt.config import Params
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
 from rlgpt.lineage.reproduce import Comparison
 from rlgpt.lineage.summary import IterationSummary
+from rlgpt.lineage.sweep import SweepSummary
 from rlgpt.messages import EvalReport
 from rlgpt.skills.library import library_hash
 
@@ -283,3 +285,33 @@ def run_links(uri: str, experiment: str, run_id: str, ui: str) -> list[tuple[str
             )
         )
     return sorted(out, key=lambda x: (not x[0].startswith("MLflow: the run"), x[0]))
+
+
+def start_sweep(params: Params, sweep_id: str, grid: dict[str, Any]) -> str:
+    """The MLflow parent of a sweep (every run of it nests here); a rerun continues it."""
+    c = client(params.tracking.mlflow_uri)
+    exp = _experiment(c, params.tracking.experiment)
+    found = c.search_runs([exp], filter_string=f"tags.`rlgpt.sweep_id` = '{sweep_id}'")
+    if found:
+        c.update_run(found[0].info.run_id, status="RUNNING")
+        return str(found[0].info.run_id)
+    run = c.create_run(exp, run_name=sweep_id, tags={"rlgpt.sweep_id": sweep_id})
+    _log_params(c, run.info.run_id, flat(grid, "sweep.") | flat(params.model_dump(mode="json"),
+                                                                   "params."))  # fmt: skip
+    return str(run.info.run_id)
+
+
+def end_sweep(params: Params, mlflow_run: str, summary: SweepSummary, path: Path) -> None:
+    """Per task the mean final success rate; the sweep's throughput; summary.json."""
+    c = client(params.tracking.mlflow_uri)
+    now = int(time.time() * 1000)
+    metrics = [Metric("samples_per_s", summary.samples_per_s, now, 0),
+               Metric("failed_runs", sum(r.status == "failed" for r in summary.rows), now, 0)]
+    for task_name in summary.tasks:
+        rates = [r.final_success_rate for r in summary.rows if r.task == task_name]
+        if rates:
+            metrics.append(Metric(f"{task_name}.mean_success_rate", sum(rates) / len(rates),
+                                  now, 0))  # fmt: skip
+    c.log_batch(mlflow_run, metrics=metrics)
+    c.log_artifact(mlflow_run, str(path))
+    c.set_terminated(mlflow_run, "FINISHED")

@@ -1,0 +1,113 @@
+"""`rlgpt sweep`: a Prefect flow that fans the grid's runs out as Prefect tasks on the
+configured task runner (Dask by default; docs/scaling.md). Control flow only.
+
+The unit of work is one whole `rlgpt run` in a child process of the worker: its own run
+directory, torch thread count and sandbox workers, the sweep's Prefect server and MLflow parent.
+The child dies with the worker that started it (PR_SET_PDEATHSIG); a retry, on whichever worker
+Dask picks, resumes the run from its completed stages."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_table_artifact
+from prefect.futures import as_completed
+
+from flows.server import _die_with_parent
+from rlgpt.lineage.sweep import SweepRow, SweepRun, finished, progress_line, row_from_run
+
+ATTEMPTS = ".attempts"  # one line per attempt of a run: which worker, when
+
+
+def _attempt(spec: SweepRun) -> tuple[int, str]:
+    host = f"{socket.gethostname()}:{os.getpid()}"
+    path = Path(spec.runs_dir) / ATTEMPTS / f"{spec.run_id}.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        f.write(f"{time.time():.0f} {host}\n")
+    return len(path.read_text().splitlines()), host
+
+
+def _command(spec: SweepRun) -> list[str]:
+    exe = [sys.executable, "-m", "rlgpt"]
+    if (spec.root / "params.yaml").is_file():  # an attempt before this one started it
+        return [*exe, "resume", spec.run_id, "--runs-dir", spec.runs_dir, "--quiet"]
+    cmd = [*exe, "run", "--task", spec.task, "--seed", str(spec.seed), "--run-id", spec.run_id,
+           "--quiet", "--set", f"run.runs_dir={spec.runs_dir}"]  # fmt: skip
+    if spec.root.exists():  # an attempt died before it wrote params.yaml: start it over
+        cmd.append("--force")
+    if spec.params_path:
+        cmd += ["--params", spec.params_path]
+    if spec.iterations:
+        cmd += ["--iterations", str(spec.iterations)]
+    for s in spec.sets:
+        cmd += ["--set", s]
+    return cmd
+
+
+@task(name="sweep-run", task_run_name="{spec.run_id}")
+def sweep_run(spec: SweepRun, env: dict[str, str]) -> SweepRow:
+    """One run of the grid, to the end; raises (and is retried) when it did not finish."""
+    t0 = time.perf_counter()
+    attempts, host = _attempt(spec)
+    if finished(spec):  # a rerun of the sweep, or a retry after the run had finished
+        return row_from_run(spec, attempts, host, 0.0)
+    log = Path(spec.runs_dir) / "logs" / f"{spec.run_id}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = _command(spec)
+    get_run_logger().info("%s: attempt %d on %s: %s", spec.run_id, attempts, host, cmd[3])
+    with log.open("a") as out:
+        out.write(f"\n# attempt {attempts} on {host}: {' '.join(cmd)}\n")
+        out.flush()
+        proc = subprocess.run(
+            cmd, cwd=spec.project, env={**os.environ, **env}, stdin=subprocess.DEVNULL,
+            stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,  # noqa: PLW1509
+            check=False,
+        )  # fmt: skip
+    if (spec.root / "summary.json").is_file() and finished(spec):
+        return row_from_run(spec, attempts, host, time.perf_counter() - t0)
+    last = [ln for ln in log.read_text().splitlines() if ln.startswith("rlgpt:")][-1:]
+    raise RuntimeError(f"{spec.run_id}: exit {proc.returncode}: {' '.join(last)[:300]} ({log})")
+
+
+def _failed_row(spec: SweepRun, exc: BaseException) -> SweepRow:
+    path = Path(spec.runs_dir) / ATTEMPTS / f"{spec.run_id}.log"
+    attempts = len(path.read_text().splitlines()) if path.is_file() else 0
+    return SweepRow(task=spec.task, seed=spec.seed, run_id=spec.run_id, status="failed",
+                    attempts=attempts, error=str(exc)[:300])  # fmt: skip
+
+
+@flow(name="rlgpt-sweep", flow_run_name="{sweep_id}", validate_parameters=False)
+def rlgpt_sweep(
+    sweep_id: str, specs: list[SweepRun], env: dict[str, str], retries: int
+) -> list[SweepRow]:
+    """Submit every run at once; the task runner decides how many run together. A run that
+    fails all its retries is a row marked failed: the others still finish."""
+    logger = get_run_logger()
+    logger.info("sweep %s: %d run(s)", sweep_id, len(specs))
+    t0 = time.perf_counter()
+    runner = sweep_run.with_options(retries=retries, retry_delay_seconds=1)
+    futures = {runner.submit(spec, env): spec for spec in specs}
+    done: dict[str, SweepRow] = {}
+    for fut in as_completed(list(futures)):
+        spec = futures[fut]
+        try:
+            row = fut.result()
+        except Exception as exc:  # noqa: BLE001 - a lost run is a row, never a lost sweep
+            row = _failed_row(spec, exc)
+        done[spec.run_id] = row
+        line = progress_line(len(done), len(specs), time.perf_counter() - t0, row)
+        print(line, flush=True)
+        logger.info(line)
+    rows = [done[s.run_id] for s in specs]
+    table = [r.model_dump(include={"task", "seed", "final_success_rate", "samples", "wall_s",
+                                   "attempts", "status"}) for r in rows]  # fmt: skip
+    create_table_artifact(table, key=f"sweep-{sweep_id.lower()}"[:100],
+                          description=f"rlgpt sweep {sweep_id}")  # fmt: skip
+    return rows
