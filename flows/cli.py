@@ -81,12 +81,22 @@ def _parser() -> argparse.ArgumentParser:
                     help="seeds per task, from params.yaml run.seed on (default 1)")  # fmt: skip
     sw.add_argument("--iterations", type=int, help="most iterations per run (default: params)")
     sw.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
-    sw.add_argument("--set", action="append", metavar="KEY=VALUE",
-                    help="override one params.yaml value for every run (repeatable)")
-    sw.add_argument("--sweep-id", help="sweep directory under runs/ (default: sweep-<time>); "
-                    "an existing one continues: finished runs are kept, the others resumed")
-    sw.add_argument("--runner", choices=["dask", "sequential"],
-                    help="task runner (default: params.yaml scale.runner)")
+    sw.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override one params.yaml value for every run (repeatable)",
+    )
+    sw.add_argument(
+        "--sweep-id",
+        help="sweep directory under runs/ (default: sweep-<time>); "
+        "an existing one continues: finished runs are kept, the others resumed",
+    )
+    sw.add_argument(
+        "--runner",
+        choices=["dask", "sequential"],
+        help="task runner (default: params.yaml scale.runner)",
+    )
     sw.add_argument("--workers", type=int, help="Dask LocalCluster workers (scale.workers)")
     sw.add_argument("--address", help="an existing Dask scheduler, e.g. tcp://host:8786")
     res = sub.add_parser("resume", help="continue an interrupted or failed run where it stopped")

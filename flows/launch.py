@@ -143,7 +143,9 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
     verb = "resume" if ctx.resume else "run"
     print(f"rlgpt: {verb} {ctx.run_id}: task {ctx.task.name} ({ctx.task.description}), "
           f"llm {llm.backend}{where}")  # fmt: skip
-    summary = rlgpt_run(ctx)
+    from tasks.runners import run_task_runner
+
+    summary = rlgpt_run.with_options(task_runner=run_task_runner(params.scale))(ctx)
     if metrics_out:
         from rlgpt.lineage.layout import write_json
 

@@ -12,9 +12,9 @@ from prefect.artifacts import create_table_artifact
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.summary import IterationSummary, RunSummary, table_header, table_row
 from rlgpt.llm.base import BudgetExceeded
-from rlgpt.messages import CodedAction, Critique, Decomposition
+from rlgpt.messages import CodedAction, Critique, Decomposition, ValidationReport
 from rlgpt.rl.train import TrainResult
-from tasks import stages, tracking
+from tasks import candidates, stages, tracking
 
 
 def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: float) -> RunSummary:
@@ -31,6 +31,19 @@ def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: floa
     )
 
 
+def _best_of(
+    ctx: RunContext, k: int, dec: Decomposition, feedback: dict[str, str],
+    before: list[CodedAction], coded: list[CodedAction],
+) -> tuple[list[CodedAction], ValidationReport]:  # fmt: skip
+    """scale.candidates: sample more code per sub-action, validate every candidate at once
+    (submitted to the run's task runner), keep the best of each."""
+    pool = candidates.write_candidates(ctx, k, dec, feedback, before, coded)
+    futures = {name: [candidates.validate_candidate.submit(ctx, k, i, c)
+                      for i, c in enumerate(cands, 1)] for name, cands in pool.items()}  # fmt: skip
+    results = {name: [f.result() for f in fs] for name, fs in futures.items()}
+    return candidates.choose(ctx, k, pool, results)
+
+
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
     critique: Critique | None, its: list[IterationSummary], emit: bool, t0: float,
@@ -45,8 +58,12 @@ def _inner_loop(
     for inner in range(1, (1 if given is not None else p.run.max_inner) + 1):
         k += 1
         # one agent: the code that came with the plan; two: the fast agent writes it
+        before = coded
         coded = given if given is not None else stages.generate_code(ctx, k, dec, feedback, coded)
-        report = stages.validate(ctx, k, coded)
+        if p.scale.candidates > 1 and given is None:
+            coded, report = _best_of(ctx, k, dec, feedback, before, coded)
+        else:
+            report = stages.validate(ctx, k, coded)
         for attempt in range(1, p.llm.max_repairs + 1):
             if report.ok:
                 break

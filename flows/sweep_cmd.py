@@ -62,7 +62,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                         "--sweep-id, or repeat its own arguments to continue it")  # fmt: skip
     lock = RunLock(Path(params.run.runs_dir), sweep_id)
     root.mkdir(parents=True, exist_ok=True)
-    spec_file.write_text(json.dumps({"grid": grid, "runs": [s.model_dump() for s in specs]}, indent=1))
+    runs = [s.model_dump() for s in specs]
+    spec_file.write_text(json.dumps({"grid": grid, "runs": runs}, indent=1))
     launch.RUN_DIR[:] = [root]
     os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str(root / ".prefect-results")
     launch.offline_env()
@@ -80,8 +81,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     specs = [s.model_copy(update={"sets": [*s.sets, f"tracking.parent_run={mlflow_run}"]})
              for s in specs]  # fmt: skip
     where = runners.describe(params.scale)
-    print(f"rlgpt: sweep {sweep_id}: {len(specs)} run(s) ({', '.join(grid['tasks'])} x "
-          f"{len(grid['seeds'])} seed(s)) on {where}; runs under {root}/", flush=True)
+    print(
+        f"rlgpt: sweep {sweep_id}: {len(specs)} run(s) ({', '.join(grid['tasks'])} x "
+        f"{len(grid['seeds'])} seed(s)) on {where}; runs under {root}/",
+        flush=True,
+    )
     t0 = time.perf_counter()
     try:
         flow = rlgpt_sweep.with_options(task_runner=runners.task_runner(params.scale))
@@ -97,9 +101,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     path = write(root, summary)
     tracking.end_sweep(params, mlflow_run, summary, path)
     print("\n" + table(summary))
-    print(f"\nsummary: {path} (and summary.md, summary.csv); runs: {root}/{sweep_id}-<task>-s<seed>/")
+    print(f"\nsummary: {path} (and summary.md, summary.csv); runs: {root}/")
     failed = [r.run_id for r in rows if r.status == "failed"]
     if failed:
-        print(f"rlgpt: {len(failed)} run(s) failed after every retry: {', '.join(failed)}; "
-              f"`rlgpt sweep` with the same arguments and --sweep-id {sweep_id} resumes them")
+        print(
+            f"rlgpt: {len(failed)} run(s) failed after every retry: {', '.join(failed)}; "
+            f"`rlgpt sweep` with the same arguments and --sweep-id {sweep_id} resumes them"
+        )
     return 1 if failed else 0

@@ -55,9 +55,11 @@ def _command(spec: SweepRun) -> list[str]:
 def sweep_run(spec: SweepRun, env: dict[str, str]) -> SweepRow:
     """One run of the grid, to the end; raises (and is retried) when it did not finish."""
     t0 = time.perf_counter()
-    attempts, host = _attempt(spec)
     if finished(spec):  # a rerun of the sweep, or a retry after the run had finished
-        return row_from_run(spec, attempts, host, 0.0)
+        tried = Path(spec.runs_dir) / ATTEMPTS / f"{spec.run_id}.log"
+        return row_from_run(spec, len(tried.read_text().splitlines()) if tried.is_file() else 1,
+                            "", 0.0)  # fmt: skip
+    attempts, host = _attempt(spec)
     log = Path(spec.runs_dir) / "logs" / f"{spec.run_id}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     cmd = _command(spec)

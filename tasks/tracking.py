@@ -305,8 +305,10 @@ def end_sweep(params: Params, mlflow_run: str, summary: SweepSummary, path: Path
     """Per task the mean final success rate; the sweep's throughput; summary.json."""
     c = client(params.tracking.mlflow_uri)
     now = int(time.time() * 1000)
-    metrics = [Metric("samples_per_s", summary.samples_per_s, now, 0),
-               Metric("failed_runs", sum(r.status == "failed" for r in summary.rows), now, 0)]
+    metrics = [
+        Metric("samples_per_s", summary.samples_per_s, now, 0),
+        Metric("failed_runs", sum(r.status == "failed" for r in summary.rows), now, 0),
+    ]
     for task_name in summary.tasks:
         rates = [r.final_success_rate for r in summary.rows if r.task == task_name]
         if rates:

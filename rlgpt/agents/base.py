@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from rlgpt.agents.prompting import render, template_hash
 from rlgpt.config import LLMParams
 from rlgpt.errors import RLGPTError
-from rlgpt.llm.base import LLM, ChatMessage, LLMReply, LLMRequest, exchange_key
+from rlgpt.llm.base import LLM, ChatMessage, LLMReply, LLMRequest, exchange_key, sampling_for
 from rlgpt.llm.exchanges import run_exchanges
 from rlgpt.llm.ledger import check_budget
 
@@ -67,9 +67,10 @@ class Agent:
 
     def ask(
         self, kind: str, model: type[M], fallback: Callable[[str], M | None] | None = None,
-        **context: Any,
+        candidate: int = 0, **context: Any,
     ) -> M:  # fmt: skip
-        """Render prompts/<kind>.md with `context`, ask, and return a validated `model`."""
+        """Render prompts/<kind>.md with `context`, ask, and return a validated `model`.
+        `candidate` i > 0: another sample of the same prompt (sampled with seed + i)."""
         values = {**context, "schema": json.dumps(model.model_json_schema())}
         messages = [
             ChatMessage(role="system", content=render("system")),
@@ -83,6 +84,7 @@ class Agent:
                 context=json.loads(json.dumps(context, default=str)),
                 template_hash=template_hash(kind),
                 response_schema=model.model_json_schema(),
+                candidate=candidate,
             )
             reply, key, cached = self._answer(request)
             try:
@@ -103,7 +105,9 @@ class Agent:
         raise FormatError(f"{kind}: no valid reply after {self.format_retries + 1} attempts")
 
     def _answer(self, request: LLMRequest) -> tuple[LLMReply, str, bool]:
-        key = exchange_key(self.llm.model_for(request.agent), request, self.llm.sampling())
+        key = exchange_key(
+            self.llm.model_for(request.agent), request, sampling_for(self.llm, request)
+        )
         if self.run_root is not None:
             hit = _cached(self.run_root, key)
             if hit is not None:
@@ -122,7 +126,7 @@ class Agent:
         path = self.record_dir / f"{seq:03d}_{self.role}_{req.kind}.json"
         blob = {
             "key": key, "model": self.llm.model_for(req.agent), "backend": self.llm.backend,
-            "sampling": self.llm.sampling(), "cached": cached, "ok": ok, "error": error,
+            "sampling": sampling_for(self.llm, req), "cached": cached, "ok": ok, "error": error,
             "request": req.model_dump(), "reply": reply.model_dump(),
         }  # fmt: skip
         tmp = path.with_suffix(".tmp")

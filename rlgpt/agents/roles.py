@@ -110,12 +110,15 @@ class FastAgent(Agent):
     role = "fast"
 
     def write_action(
-        self, task: TaskSpec, sub: SubAction, step_budget: int, feedback: dict[str, str]
-    ) -> CodedAction:
+        self, task: TaskSpec, sub: SubAction, step_budget: int, feedback: dict[str, str],
+        candidate: int = 0,
+    ) -> CodedAction:  # fmt: skip
+        """Code one sub-action; `candidate` i > 0 asks for another sample (scale.candidates)."""
         action = self.ask(
             "fast_code",
             CodedAction,
             fallback=code_fallback(sub.name, step_budget),
+            candidate=candidate,
             task=task.model_dump(),
             sub_action=sub.model_dump(),
             recipes=recipes_text(),

@@ -77,6 +77,7 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
         "evaluation": _json(it / "eval.json"),
         "critique": _json(it / "critique.json"),
         "library": _json(it / "library_used.json") or {},
+        "candidates": _json(it / "candidates.json") or {},  # scale.candidates: all sampled
         "continued_from": continued,
         "continued_sha256": continued_sha,
     }
@@ -153,6 +154,11 @@ def render_text(result: dict[str, Any]) -> str:
                          f"{entry['source_hash'][:12]}, first written by run {o['run_id']} "
                          f"iteration {o['iteration']} via prompt {via} -> "
                          f"{o.get('exchange') or '-'} ({o.get('model') or '-'})")  # fmt: skip
+        for name, rows in ch.get("candidates", {}).items():
+            kept = next((r["candidate"] for r in rows if r["chosen"]), "-")
+            tried = ", ".join(f"{r['candidate']}: {r['sha256'][:12]} {r['error_kind'] or 'ok'}"
+                              for r in rows)  # fmt: skip
+            lines.append(f"  candidates of {name}: {tried}; kept {kept}")
         lines.append(f"  validation: {ch['validation']}")
         lines.append(f"  rl config: {(ch['rl_config_sha256'] or '-')[:12]}")
         if ch.get("continued_from") is not None:

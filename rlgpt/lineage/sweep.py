@@ -80,8 +80,10 @@ def progress_line(done: int, total: int, elapsed: float, row: SweepRow) -> str:
     """One live line per finished run, with the sweep's ETA at the pace so far."""
     eta = elapsed / done * (total - done)
     what = f"{row.status}, success {row.final_success_rate:.2f}" if not row.error else row.error
-    return (f"[{done}/{total}] {row.run_id}: {what} ({row.samples} samples, {row.attempts} "
-            f"attempt(s)); {elapsed:.0f} s elapsed, ETA {eta:.0f} s")
+    return (
+        f"[{done}/{total}] {row.run_id}: {what} ({row.samples} samples, {row.attempts} "
+        f"attempt(s)); {elapsed:.0f} s elapsed, ETA {eta:.0f} s"
+    )
 
 
 def table(summary: SweepSummary) -> str:

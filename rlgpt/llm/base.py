@@ -41,6 +41,9 @@ class LLMRequest(BaseModel):
     response_schema: dict[str, Any] | None = Field(
         default=None, description="JSON schema of the expected answer (structured output)."
     )
+    candidate: int = Field(
+        default=0, ge=0, description="Which of several samples of one prompt (scale.candidates)."
+    )
 
 
 class LLMReply(BaseModel):
@@ -66,6 +69,15 @@ class LLM(Protocol):
     def sampling(self) -> dict[str, Any]: ...
 
     def complete(self, request: LLMRequest) -> LLMReply: ...
+
+
+def sampling_for(llm: LLM, request: LLMRequest) -> dict[str, Any]:
+    """The sampling parameters of one request: candidate i of a prompt samples with seed + i
+    (the first keeps the run's own, so its key is that of a run without candidates)."""
+    sampling = llm.sampling()
+    if request.candidate:
+        sampling["seed"] = int(sampling.get("seed") or 0) + request.candidate
+    return sampling
 
 
 def exchange_key(model: str, request: LLMRequest, sampling: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import openai
 
 from rlgpt.config import LLMParams
-from rlgpt.llm.base import LLMConfigError, LLMError, LLMReply, LLMRequest
+from rlgpt.llm.base import LLMConfigError, LLMError, LLMReply, LLMRequest, sampling_for
 
 log = logging.getLogger(__name__)
 _TRANSIENT = (
@@ -69,7 +69,7 @@ class OpenAIBackend:
         kwargs: dict[str, Any] = {
             "model": self.model_for(request.agent),
             "messages": [m.model_dump() for m in request.messages],
-            **{k: v for k, v in self.sampling().items() if v is not None},
+            **{k: v for k, v in sampling_for(self, request).items() if v is not None},
         }
         fmt = self._response_format(request)
         if fmt is not None:

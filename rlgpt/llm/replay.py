@@ -7,7 +7,7 @@ from typing import Any
 
 from rlgpt.config import LLMParams
 from rlgpt.errors import UserError
-from rlgpt.llm.base import LLMError, LLMReply, LLMRequest, exchange_key
+from rlgpt.llm.base import LLMError, LLMReply, LLMRequest, exchange_key, sampling_for
 from rlgpt.llm.exchanges import run_exchanges
 
 
@@ -46,7 +46,7 @@ class ReplayLLM:
         return dict(self._sampling)
 
     def complete(self, request: LLMRequest) -> LLMReply:
-        key = exchange_key(self.model_for(request.agent), request, self.sampling())
+        key = exchange_key(self.model_for(request.agent), request, sampling_for(self, request))
         if key not in self._replies:
             raise LLMError(
                 f"replay of '{self.source}': no recorded answer to this {request.agent}/"

@@ -1,0 +1,157 @@
+"""Scaling on one machine: aggregate PPO samples/s of 1, 2 and 4 trainings at once, and the same
+4-run sweep (`rlgpt sweep`) run one at a time and on 2 Dask workers, with the ratio; optionally
+the sweep again with a Dask worker killed in the middle (results lost). Everything is measured
+in this one run; ends with one JSON line.
+
+    python benchmarks/scaling.py                 # ~10 min here
+    python benchmarks/scaling.py --quick         # smaller trainings and sweep (~5 min)
+
+Trainings run in fresh processes (rlgpt's OpenMP settings in place before torch loads), each
+with the default params (1 torch thread, 4 envs, coded actions in sandboxed workers); the
+aggregate is all samples over the window from the first training's start to the last one's end
+(imports excluded, overlap required)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = ["collect_wood", "place_table", "make_wood_pickaxe"]
+
+
+def _child(samples: int, seed: int) -> None:
+    """One training in this process; prints its samples and its start and end times."""
+    from rlgpt.config import Params
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.llm.offline import write_action
+    from rlgpt.messages import RewardTerm, RLConfig
+    from rlgpt.rl.train import train
+
+    params = Params()
+    coded = [write_action(n, params.train.macro_step_budget) for n in NAMES]
+    cfg = RLConfig(macro_actions=NAMES, ppo=params.train.ppo, sample_budget=samples,
+                   reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
+    with tempfile.TemporaryDirectory() as out:
+        t0 = time.time()
+        res = train(get_task("make_wood_pickaxe"), cfg, coded, params.train, seed, Path(out),
+                    False, params.sandbox)  # fmt: skip
+        print(json.dumps({"samples": res.samples, "start": t0, "end": time.time()}))
+
+
+def trainings(n: int, samples: int, seed: int) -> float:
+    """Aggregate samples/s of n trainings started at once."""
+    from rlgpt import OPENMP_DEFAULTS
+
+    env = {**OPENMP_DEFAULTS, **os.environ}
+    cmd = [sys.executable, __file__, "--child", "--samples", str(samples)]
+    procs = [subprocess.Popen([*cmd, "--seed", str(seed + i)], stdout=subprocess.PIPE,
+                              text=True, env=env) for i in range(n)]  # fmt: skip
+    rows = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+    window = max(r["end"] for r in rows) - min(r["start"] for r in rows)
+    return sum(r["samples"] for r in rows) / window
+
+
+def _project(work: Path, samples: int) -> Path:
+    """A fresh project directory with the sweep's params (one iteration per run)."""
+    work.mkdir(parents=True, exist_ok=True)
+    params = {"run": {"iterations": 1, "success_threshold": 0.99},
+              "train": {"sample_budget": samples}, "eval": {"episodes": 10},
+              "library": {"use": False, "add": False},
+              "tracking": {"mlflow_uri": f"sqlite:///{work}/mlflow.db"}}  # fmt: skip
+    (work / "params.yaml").write_text(yaml.safe_dump(params))
+    return work
+
+
+def _kill_a_worker(project: Path, after_s: float, sweep: subprocess.Popen[str]) -> None:
+    """SIGKILL the Dask worker process that runs the first run to start, `after_s` into it."""
+    while sweep.poll() is None:
+        out = subprocess.run(["pgrep", "-f", "--", f"--set run.runs_dir={project}"],
+                             capture_output=True, text=True).stdout.split()  # fmt: skip
+        if out:
+            time.sleep(after_s)
+            stat = Path(f"/proc/{out[0]}/stat").read_text()
+            worker = int(stat.rsplit(")", 1)[1].split()[1])  # the run's parent: its Dask worker
+            os.kill(worker, signal.SIGKILL)
+            print(f"  killed Dask worker {worker} (running {out[0]})", flush=True)
+            return
+        time.sleep(0.5)
+
+
+def sweep(project: Path, runner: str, tasks: str, seeds: int, kill: bool) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "rlgpt", "sweep", "--tasks", tasks, "--seeds", str(seeds),
+           "--sweep-id", "bench", "--runner", runner, "--workers", "2"]  # fmt: skip
+    env = {**os.environ, "PREFECT_HOME": str(project / ".prefect")}
+    proc = subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, text=True)
+    if kill:
+        _kill_a_worker(project / "runs" / "bench", 8.0, proc)
+    out = proc.communicate()[0]
+    summary = json.loads((project / "runs" / "bench" / "summary.json").read_text())
+    done = [r for r in summary["rows"] if r["status"] != "failed"]
+    print(f"  {runner}{' (worker killed)' if kill else ''}: {len(done)}/{len(summary['rows'])} "
+          f"runs, {summary['wall_s']:.0f} s, {summary['samples_per_s']:.0f} samples/s in all, "
+          f"attempts {[r['attempts'] for r in summary['rows']]}", flush=True)  # fmt: skip
+    if proc.returncode not in (0, 1):
+        print(out[-2000:])
+    return {"wall_s": summary["wall_s"], "runs": len(summary["rows"]), "finished": len(done),
+            "attempts": sum(r["attempts"] for r in summary["rows"])}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smaller trainings and sweep")
+    ap.add_argument("--samples", type=int, help="samples per training (default 30k, quick 15k)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of the trainings; best of each")
+    ap.add_argument("--tasks", default="make_wood_pickaxe,place_table")
+    ap.add_argument("--no-kill", action="store_true", help="skip the sweep with a killed worker")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    samples = args.samples or (15_000 if args.quick else 30_000)
+    if args.child:
+        _child(samples, args.seed)
+        return
+    print(f"trainings at once ({samples} samples each, {os.cpu_count()} cores):", flush=True)
+    rates = {1: 0.0, 2: 0.0, 4: 0.0}
+    for rnd in range(args.rounds):  # alternate the order; keep each one's best (noisy machine)
+        for n in list(rates) if rnd % 2 == 0 else list(rates)[::-1]:
+            rates[n] = max(rates[n], trainings(n, samples, args.seed))
+            print(f"  round {rnd + 1}: {n} at once: {rates[n]:.0f} samples/s in all", flush=True)
+    sweep_samples = 10_000 if args.quick else 20_000
+    print(f"sweep of 4 runs ({args.tasks} x 2 seeds, {sweep_samples} samples each):", flush=True)
+    with tempfile.TemporaryDirectory(prefix="rlgpt-scaling-") as tmp:
+        work = Path(tmp)
+        seq = sweep(_project(work / "seq", sweep_samples), "sequential", args.tasks, 2, False)
+        dask = sweep(_project(work / "dask", sweep_samples), "dask", args.tasks, 2, False)
+        killed = None
+        if not args.no_kill:
+            killed = sweep(_project(work / "kill", sweep_samples), "dask", args.tasks, 2, True)
+    figures = {
+        "cores": os.cpu_count(), "samples_per_training": samples,
+        "trainings_samples_per_s": {str(n): round(r, 1) for n, r in rates.items()},
+        "ratio_2_vs_1": round(rates[2] / rates[1], 2),
+        "ratio_4_vs_2": round(rates[4] / rates[2], 2),
+        "sweep_sequential_s": seq["wall_s"], "sweep_dask_2_workers_s": dask["wall_s"],
+        "sweep_speedup": round(seq["wall_s"] / dask["wall_s"], 2),
+    }  # fmt: skip
+    if killed is not None:
+        figures |= {"killed_worker_sweep_s": killed["wall_s"],
+                    "killed_worker_lost_results": killed["runs"] - killed["finished"],
+                    "killed_worker_attempts": killed["attempts"]}  # fmt: skip
+    print(f"2 at once: {figures['ratio_2_vs_1']}x one; 4 at once: {figures['ratio_4_vs_2']}x two; "
+          f"sweep on 2 Dask workers: {figures['sweep_speedup']}x sequential")  # fmt: skip
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
