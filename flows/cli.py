@@ -291,7 +291,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
             from flows.completion import bash_script
             from rlgpt.envs.tasks import registry
 
-            print(bash_script(_parser(), values={"--task": sorted(registry())}), end="")
+            names = sorted(registry())
+            print(bash_script(_parser(), values={"--task": names, "--tasks": names}), end="")
             code = 0
         elif args.command == "ui":
             from flows.ui import cmd_ui

@@ -12,15 +12,24 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.futures import as_completed
 
 from flows.server import _die_with_parent
-from rlgpt.lineage.sweep import SweepRow, SweepRun, finished, progress_line, row_from_run
+from rlgpt.lineage.sweep import (
+    SweepRow,
+    SweepRun,
+    finished,
+    progress_line,
+    row_from_run,
+    status_line,
+)
 
 ATTEMPTS = ".attempts"  # one line per attempt of a run: which worker, when
 
@@ -85,6 +94,37 @@ def _failed_row(spec: SweepRun, exc: BaseException) -> SweepRow:
                     attempts=attempts, error=str(exc)[:300])  # fmt: skip
 
 
+HEARTBEAT_S = float(os.environ.get("RLGPT_SWEEP_HEARTBEAT_S", "60"))
+
+
+def _heartbeat(
+    specs: list[SweepRun], done: dict[str, SweepRow], t0: float, stop: threading.Event
+) -> None:  # fmt: skip
+    """Every HEARTBEAT_S: what the runs under way are doing (long runs finish rarely)."""
+    while not stop.wait(HEARTBEAT_S):
+        try:
+            finished_ids = set(done)
+        except RuntimeError:  # a run finished during the copy: next beat
+            continue
+        print(status_line(specs, finished_ids, time.perf_counter() - t0), flush=True)
+
+
+def _collect(
+    futures: dict[Any, SweepRun], done: dict[str, SweepRow], total: int, t0: float, logger: Any
+) -> None:  # fmt: skip
+    """Each run's row as it finishes (a run lost after every retry is a failed row)."""
+    for fut in as_completed(list(futures)):
+        spec = futures[fut]
+        try:
+            row = fut.result()
+        except Exception as exc:  # noqa: BLE001 - a lost run is a row, never a lost sweep
+            row = _failed_row(spec, exc)
+        done[spec.run_id] = row
+        line = progress_line(len(done), total, time.perf_counter() - t0, row)
+        print(line, flush=True)
+        logger.info(line)
+
+
 @flow(name="rlgpt-sweep", flow_run_name="{sweep_id}", validate_parameters=False)
 def rlgpt_sweep(
     sweep_id: str, specs: list[SweepRun], env: dict[str, str], retries: int
@@ -97,16 +137,12 @@ def rlgpt_sweep(
     runner = sweep_run.with_options(retries=retries, retry_delay_seconds=1)
     futures = {runner.submit(spec, env): spec for spec in specs}
     done: dict[str, SweepRow] = {}
-    for fut in as_completed(list(futures)):
-        spec = futures[fut]
-        try:
-            row = fut.result()
-        except Exception as exc:  # noqa: BLE001 - a lost run is a row, never a lost sweep
-            row = _failed_row(spec, exc)
-        done[spec.run_id] = row
-        line = progress_line(len(done), len(specs), time.perf_counter() - t0, row)
-        print(line, flush=True)
-        logger.info(line)
+    stop = threading.Event()
+    threading.Thread(target=_heartbeat, args=(specs, done, t0, stop), daemon=True).start()
+    try:
+        _collect(futures, done, len(specs), t0, logger)
+    finally:
+        stop.set()
     rows = [done[s.run_id] for s in specs]
     table = [r.model_dump(include={"task", "seed", "final_success_rate", "samples", "wall_s",
                                    "attempts", "status"}) for r in rows]  # fmt: skip

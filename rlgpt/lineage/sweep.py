@@ -3,6 +3,7 @@ summary table written for the whole grid (docs/scaling.md)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from statistics import mean, pstdev
@@ -86,6 +87,24 @@ def progress_line(done: int, total: int, elapsed: float, row: SweepRow) -> str:
     )
 
 
+def status_line(specs: list[SweepRun], done: set[str], elapsed: float) -> str:
+    """A live line while runs are under way: what each started run is doing (its last stage
+    start, from its stage log), how many are done and how many wait."""
+    doing = []
+    for spec in specs:
+        log = spec.root / "stage_log.jsonl"
+        if spec.run_id in done or not log.is_file():
+            continue
+        lines = log.read_text().splitlines()
+        last = json.loads(lines[-1]) if lines else {}
+        doing.append(f"{spec.task} s{spec.seed}: {last.get('stage', 'starting')} "
+                     f"iter {last.get('iteration', '-')}")  # fmt: skip
+    waiting = len(specs) - len(done) - len(doing)
+    return f"[{len(done)}/{len(specs)} done, {waiting} waiting, {elapsed:.0f} s] " + "; ".join(
+        doing
+    )
+
+
 def table(summary: SweepSummary) -> str:
     """Per run, then per task the mean and spread over seeds."""
     lines = [f"{'task':<20} {'seed':>4} {'success':>7} {'iters':>5} {'samples':>9} "
@@ -111,11 +130,8 @@ def write(root: Path, summary: SweepSummary) -> Path:
     """summary.json, summary.md (the table) and summary.csv under the sweep's directory."""
     path = write_model(root / "summary.json", summary)
     (root / "summary.md").write_text("```\n" + table(summary) + "\n```\n")
-    cols = list(SweepRow.model_fields)
-    rows = [",".join(cols)] + [
-        ",".join(json.dumps(v) if isinstance(v, str) else str(v)
-                 for v in r.model_dump().values())
-        for r in summary.rows
-    ]  # fmt: skip
-    (root / "summary.csv").write_text("\n".join(rows) + "\n")
+    with (root / "summary.csv").open("w", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=list(SweepRow.model_fields))
+        out.writeheader()
+        out.writerows(r.model_dump() for r in summary.rows)
     return path

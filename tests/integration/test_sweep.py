@@ -44,13 +44,17 @@ def _kill_worker_in_training(root: Path, run_id: str) -> int:
 
 
 def test_sweep_survives_a_killed_worker_and_keeps_every_result(tmp_path, tiny_params, cli_env):
-    proc = _sweep(tmp_path, tiny_params, cli_env, "--set", "train.sample_budget=8000")
+    env = {**cli_env, "RLGPT_SWEEP_HEARTBEAT_S": "3"}
+    proc = _sweep(tmp_path, tiny_params, env, "--set", "train.sample_budget=8000")
     root = tmp_path / "runs" / "sw"
     killed = "sw-make_wood_pickaxe-s0"
     _kill_worker_in_training(root, killed)
     out, err = proc.communicate(timeout=900)
     assert proc.returncode == 0, err[-3000:]
     assert "[2/2]" in out and "2 run(s)" in out
+    # the live line while runs are under way: what each is doing
+    assert any(ln.startswith("[0/2 done, 0 waiting") and "train iter 1" in ln
+               for ln in out.splitlines()), out[:2000]  # fmt: skip
 
     summary = json.loads((root / "summary.json").read_text())
     rows = {r["run_id"]: r for r in summary["rows"]}
