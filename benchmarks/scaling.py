@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["collect_wood", "place_table", "make_wood_pickaxe"]
 
 
-def _child(samples: int, seed: int) -> None:
+def _child(samples: int, seed: int, slots: int | None) -> None:
     """One training in this process; prints its samples and its start and end times."""
     from rlgpt.config import Params
     from rlgpt.envs.tasks import get_task
@@ -45,16 +45,16 @@ def _child(samples: int, seed: int) -> None:
     with tempfile.TemporaryDirectory() as out:
         t0 = time.time()
         res = train(get_task("make_wood_pickaxe"), cfg, coded, params.train, seed, Path(out),
-                    False, params.sandbox)  # fmt: skip
+                    False, params.sandbox, None, slots)  # fmt: skip
         print(json.dumps({"samples": res.samples, "start": t0, "end": time.time()}))
 
 
-def trainings(n: int, samples: int, seed: int) -> float:
-    """Aggregate samples/s of n trainings started at once."""
+def trainings(n: int, samples: int, seed: int, slots: str) -> float:
+    """Aggregate samples/s of n trainings started at once (with scale.training_slots)."""
     from rlgpt import OPENMP_DEFAULTS
 
     env = {**OPENMP_DEFAULTS, **os.environ}
-    cmd = [sys.executable, __file__, "--child", "--samples", str(samples)]
+    cmd = [sys.executable, __file__, "--child", "--samples", str(samples), "--slots", slots]
     procs = [subprocess.Popen([*cmd, "--seed", str(seed + i)], stdout=subprocess.PIPE,
                               text=True, env=env) for i in range(n)]  # fmt: skip
     rows = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
@@ -116,17 +116,23 @@ def main() -> None:
     ap.add_argument("--no-kill", action="store_true", help="skip the sweep with a killed worker")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--slots", default="auto", help=argparse.SUPPRESS)
     args = ap.parse_args()
     samples = args.samples or (15_000 if args.quick else 30_000)
     if args.child:
-        _child(samples, args.seed)
+        _child(samples, args.seed, None if args.slots == "auto" else int(args.slots))
         return
     print(f"trainings at once ({samples} samples each, {os.cpu_count()} cores):", flush=True)
-    rates = {1: 0.0, 2: 0.0, 4: 0.0}
+    # (trainings at once, scale.training_slots): one slot per core (the default), and 4 with
+    # no limit, as every training ran before the slots
+    cases = [(1, "auto"), (2, "auto"), (4, "auto"), (4, "0")]
+    rates = dict.fromkeys(cases, 0.0)
     for rnd in range(args.rounds):  # alternate the order; keep each one's best (noisy machine)
-        for n in list(rates) if rnd % 2 == 0 else list(rates)[::-1]:
-            rates[n] = max(rates[n], trainings(n, samples, args.seed))
-            print(f"  round {rnd + 1}: {n} at once: {rates[n]:.0f} samples/s in all", flush=True)
+        for n, slots in cases if rnd % 2 == 0 else cases[::-1]:
+            rates[n, slots] = max(rates[n, slots], trainings(n, samples, args.seed, slots))
+            what = "one slot per core" if slots == "auto" else "no slot limit"
+            print(f"  round {rnd + 1}: {n} at once ({what}): {rates[n, slots]:.0f} samples/s "
+                  "in all", flush=True)  # fmt: skip
     sweep_samples = 10_000 if args.quick else 20_000
     print(f"sweep of 4 runs ({args.tasks} x 2 seeds, {sweep_samples} samples each):", flush=True)
     with tempfile.TemporaryDirectory(prefix="rlgpt-scaling-") as tmp:
@@ -138,9 +144,11 @@ def main() -> None:
             killed = sweep(_project(work / "kill", sweep_samples), "dask", args.tasks, 2, True)
     figures = {
         "cores": os.cpu_count(), "samples_per_training": samples,
-        "trainings_samples_per_s": {str(n): round(r, 1) for n, r in rates.items()},
-        "ratio_2_vs_1": round(rates[2] / rates[1], 2),
-        "ratio_4_vs_2": round(rates[4] / rates[2], 2),
+        "trainings_samples_per_s": {str(n): round(rates[n, "auto"], 1) for n in (1, 2, 4)},
+        "trainings_4_no_slot_limit_samples_per_s": round(rates[4, "0"], 1),
+        "ratio_2_vs_1": round(rates[2, "auto"] / rates[1, "auto"], 2),
+        "ratio_4_vs_2": round(rates[4, "auto"] / rates[2, "auto"], 2),
+        "ratio_4_no_limit_vs_2": round(rates[4, "0"] / rates[2, "auto"], 2),
         "sweep_sequential_s": seq["wall_s"], "sweep_dask_2_workers_s": dask["wall_s"],
         "sweep_speedup": round(seq["wall_s"] / dask["wall_s"], 2),
     }  # fmt: skip
@@ -148,7 +156,8 @@ def main() -> None:
         figures |= {"killed_worker_sweep_s": killed["wall_s"],
                     "killed_worker_lost_results": killed["runs"] - killed["finished"],
                     "killed_worker_attempts": killed["attempts"]}  # fmt: skip
-    print(f"2 at once: {figures['ratio_2_vs_1']}x one; 4 at once: {figures['ratio_4_vs_2']}x two; "
+    print(f"2 at once: {figures['ratio_2_vs_1']}x one; 4 at once: {figures['ratio_4_vs_2']}x two "
+          f"({figures['ratio_4_no_limit_vs_2']}x with no slot limit); "
           f"sweep on 2 Dask workers: {figures['sweep_speedup']}x sequential")  # fmt: skip
     print(json.dumps(figures))
 

@@ -236,6 +236,11 @@ class ScaleParams(_Section):
     retries: int = Field(
         default=2, ge=0, description="Retries of a sweep run that failed (it resumes)."
     )
+    training_slots: int | None = Field(
+        default=None, ge=0,
+        description="Most trainings that learn at once on this machine, over all runs of this "
+        "user (null: one per core; 0: no limit). More trainings wait for a slot.",
+    )  # fmt: skip
     candidates: int = Field(
         default=1, ge=1, le=16,
         description="Coded-action candidates the fast agent samples per sub-action; all are "

@@ -38,7 +38,7 @@ _LATER_PARAMS: dict[tuple[str, str], Any] = {
 }
 # Where a stage runs is not one of its inputs either (a sweep on Dask finds a sequential run's
 # results); only the number of candidates changes what a stage computes.
-_WHERE = {"runner", "workers", "threads_per_worker", "address", "retries"}
+_WHERE = {"runner", "workers", "threads_per_worker", "address", "retries", "training_slots"}
 
 
 def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:

@@ -171,7 +171,7 @@ def train(
         previous = previous.model_copy(update={"checkpoint": str(in_run(ctx, previous.checkpoint))})
     result = run_training(
         ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
-        ctx.params.sandbox, previous,
+        ctx.params.sandbox, previous, ctx.params.scale.training_slots,
     )  # fmt: skip
     files = [Path(result.checkpoint), write_model(out / "train.json", result)]
     finish(ctx, files)

@@ -25,6 +25,7 @@ from rlgpt.faults import maybe_crash
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.progress import Progress
+from rlgpt.rl.slots import training_slot
 
 log = logging.getLogger(__name__)
 # PPO, or sb3-contrib's MaskablePPO when the env's action masks are used (train.action_masking)
@@ -222,9 +223,11 @@ def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str, masked:
 def train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
     out_dir: Path, show_progress: bool = True, sandbox: SandboxParams | None = None,
-    previous: TrainResult | None = None,
+    previous: TrainResult | None = None, slots: int | None = 0,
 ) -> TrainResult:  # fmt: skip
-    """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. Checkpoints
+    """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. `slots`: at
+    most this many trainings learn at once on the machine (None: one per core; 0: no limit;
+    rlgpt.rl.slots). Checkpoints
     every `params.checkpoint_every` samples; a rerun of the same training resumes from the last
     complete checkpoint (model, optimizer, num_timesteps, samples). With `previous` (the last
     iteration's result) trained on the same action space, training continues that policy
@@ -259,9 +262,10 @@ def train(
             cfg.sample_budget, show_progress, start, params.checkpoint_every,
             lambda samples: ckpt.save(model, samples), out_dir / "curve.csv",
         )  # fmt: skip
-        t0 = time.perf_counter()
-        model.learn(total_timesteps=10**9, callback=budget, reset_num_timesteps=not start)
-        wall = time.perf_counter() - t0
+        with training_slot(slots, log.warning):
+            t0 = time.perf_counter()
+            model.learn(total_timesteps=10**9, callback=budget, reset_num_timesteps=not start)
+            wall = time.perf_counter() - t0
         path = out_dir / "policy.zip"
         save_atomic(model, path)
         faults = macro_faults(venv.envs)
