@@ -226,12 +226,21 @@ def train(
     previous: TrainResult | None = None, slots: int | None = 0,
 ) -> TrainResult:  # fmt: skip
     """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. `slots`: at
-    most this many trainings learn at once on the machine (None: one per core; 0: no limit;
-    rlgpt.rl.slots). Checkpoints
-    every `params.checkpoint_every` samples; a rerun of the same training resumes from the last
-    complete checkpoint (model, optimizer, num_timesteps, samples). With `previous` (the last
-    iteration's result) trained on the same action space, training continues that policy
-    (weights and optimizer) instead of starting from scratch."""
+    most this many trainings run at once on the machine (None: one per core; 0: no limit;
+    rlgpt.rl.slots). Checkpoints every `params.checkpoint_every` samples; a rerun of the
+    same training resumes from the last complete checkpoint (model, optimizer, num_timesteps,
+    samples). With `previous` (the last iteration's result) trained on the same action space,
+    training continues that policy (weights and optimizer) instead of starting from
+    scratch."""
+    with training_slot(slots, log.warning):  # before any env or worker starts
+        return _train(task, cfg, coded, params, seed, out_dir, show_progress, sandbox, previous)
+
+
+def _train(
+    task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
+    out_dir: Path, show_progress: bool, sandbox: SandboxParams | None,
+    previous: TrainResult | None,
+) -> TrainResult:  # fmt: skip
     torch.set_num_threads(params.torch_threads)
     space = action_space_key(cfg, coded, params)
     init = warm_start(previous, space)
@@ -262,10 +271,9 @@ def train(
             cfg.sample_budget, show_progress, start, params.checkpoint_every,
             lambda samples: ckpt.save(model, samples), out_dir / "curve.csv",
         )  # fmt: skip
-        with training_slot(slots, log.warning):
-            t0 = time.perf_counter()
-            model.learn(total_timesteps=10**9, callback=budget, reset_num_timesteps=not start)
-            wall = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        model.learn(total_timesteps=10**9, callback=budget, reset_num_timesteps=not start)
+        wall = time.perf_counter() - t0
         path = out_dir / "policy.zip"
         save_atomic(model, path)
         faults = macro_faults(venv.envs)

@@ -17,6 +17,7 @@ import yaml
 from rlgpt.lineage.rundir import MARKER, RunLock
 from tests.conftest import TINY, rlgpt_exe
 from tests.support.llm_server import ChatServer, crafter_responder
+from tests.support.procs import alive, descendants
 
 
 def _cli(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600):
@@ -146,28 +147,6 @@ def test_10_reproduce_of_a_damaged_summary_is_one_line(project):
 
 
 # 3, 5, 8, 9: a real run, interrupted with Ctrl-C, resumed, resumed again
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        cur = todo.pop()
-        for task in Path(f"/proc/{cur}/task").glob("*"):
-            kids = task / "children"
-            if kids.exists():
-                found = [int(k) for k in kids.read_text().split()]
-                out += found
-                todo += found
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split()[2] != "Z"
-
-
 def _mlflow_runs(root: Path, run_id: str) -> list:
     from mlflow.tracking import MlflowClient
 
@@ -198,7 +177,7 @@ def test_3_5_8_9_interrupt_resume_and_mlflow_follow_disk(project):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.5)
     time.sleep(2)  # mid-training
-    family = _descendants(proc.pid)
+    family = descendants(proc.pid)
     t0 = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
     _, err = proc.communicate(timeout=120)
@@ -206,7 +185,7 @@ def test_3_5_8_9_interrupt_resume_and_mlflow_follow_disk(project):
     assert time.monotonic() - t0 < 30, "stops within seconds"
     assert "interrupted" in err and "Traceback" not in err
     time.sleep(1)
-    assert not [p for p in family if _alive(p)], "no server or worker is left behind"
+    assert not [p for p in family if alive(p)], "no server or worker is left behind"
     parents = [r for r in _mlflow_runs(root, "r") if "mlflow.parentRunId" not in r.data.tags]
     assert [r.info.status for r in parents] == ["KILLED"]
 
@@ -247,12 +226,12 @@ def test_3_a_killed_run_leaves_no_server_behind(project):
     while not log.exists():
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.5)
-    family = _descendants(proc.pid)
+    family = descendants(proc.pid)
     assert server_log.exists() and family
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     time.sleep(2)
-    assert not [p for p in family if _alive(p)], "the server dies with its run"
+    assert not [p for p in family if alive(p)], "the server dies with its run"
 
 
 # 4. a failed exchange is recorded but never served again
