@@ -48,7 +48,7 @@ def _command(spec: SweepRun) -> list[str]:
     if (spec.root / "params.yaml").is_file():  # an attempt before this one started it
         return [*exe, "resume", spec.run_id, "--runs-dir", spec.runs_dir, "--quiet"]
     cmd = [*exe, "run", "--task", spec.task, "--seed", str(spec.seed), "--run-id", spec.run_id,
-           "--quiet", "--set", f"run.runs_dir={spec.runs_dir}"]  # fmt: skip
+           "--quiet"]  # fmt: skip
     if spec.root.exists():  # an attempt died before it wrote params.yaml: start it over
         cmd.append("--force")
     if spec.params_path:
@@ -57,7 +57,8 @@ def _command(spec: SweepRun) -> list[str]:
         cmd += ["--iterations", str(spec.iterations)]
     for s in spec.sets:
         cmd += ["--set", s]
-    return cmd
+    # last, so that no --set of the user's moves the run out of the sweep's directory
+    return [*cmd, "--set", f"run.runs_dir={spec.runs_dir}"]
 
 
 @task(name="sweep-run", task_run_name="{spec.run_id}")

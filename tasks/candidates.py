@@ -16,7 +16,7 @@ from rlgpt.lineage.layout import write_json, write_model
 from rlgpt.messages import ActionValidation, CodedAction, Decomposition, ValidationReport
 from rlgpt.sandbox.validate import validate_action
 from tasks.caching import finish, stage
-from tasks.stages import _agent_args, _agent_kwargs, _save_actions
+from tasks.stages import agent_args, agent_kwargs, save_actions
 
 
 def _sha(c: CodedAction) -> str:
@@ -30,7 +30,7 @@ def write_candidates(
 ) -> dict[str, list[CodedAction]]:  # fmt: skip
     """Candidates 2..N of each action the fast agent wrote this iteration (candidate 1 is the
     one `generate_code` wrote); a duplicate source is asked once, kept once."""
-    fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+    fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     used_file = ctx.layout.file(k, LIBRARY_USED)
     from_library = set(json.loads(used_file.read_text())) if used_file.is_file() else set()
     kept = {c.name for c in previous if c.name not in feedback}
@@ -96,7 +96,7 @@ def choose(
         ]  # fmt: skip
     report = ValidationReport(actions=validations)
     files = [
-        *_save_actions(ctx, k, chosen),
+        *save_actions(ctx, k, chosen),
         write_model(ctx.layout.file(k, "validation.json"), report),
         write_json(ctx.layout.file(k, "candidates.json"), lineage),
     ]  # fmt: skip

@@ -35,11 +35,11 @@ from rlgpt.sandbox.validate import validate_all
 from tasks.caching import finish, stage
 
 
-def _agent_args(ctx: RunContext, k: int) -> tuple[LLM, Path]:
+def agent_args(ctx: RunContext, k: int) -> tuple[LLM, Path]:
     return make_llm(ctx.params.llm, ctx.params.run.runs_dir), ctx.layout.llm_dir(k)
 
 
-def _agent_kwargs(ctx: RunContext) -> dict[str, Any]:
+def agent_kwargs(ctx: RunContext) -> dict[str, Any]:
     p = ctx.params.llm
     return {"format_retries": p.format_retries, "run_root": ctx.layout.root, "llm_params": p}
 
@@ -48,7 +48,7 @@ def _agent_kwargs(ctx: RunContext) -> dict[str, Any]:
 def decompose(
     ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None
 ) -> Decomposition:
-    slow = SlowAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+    slow = SlowAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     dec = slow.decompose(ctx.task, previous, critique)
     finish(ctx, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
     return dec
@@ -60,15 +60,15 @@ def plan_and_code(
     critique: Critique | None,
 ) -> tuple[Decomposition, list[CodedAction]]:  # fmt: skip
     """One agent (run.agents: one): the plan and its code from one prompt."""
-    one = OneAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+    one = OneAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     budget = ctx.params.train.macro_step_budget
     dec, actions = one.plan_and_code(ctx.task, previous, coded, critique, budget)
     files = [write_model(ctx.layout.file(k, "decomposition.json"), dec)]
-    finish(ctx, [*files, *_save_actions(ctx, k, actions)])
+    finish(ctx, [*files, *save_actions(ctx, k, actions)])
     return dec, actions
 
 
-def _save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> list[Path]:
+def save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> list[Path]:
     out = ctx.layout.actions_dir(k)
     out.mkdir(parents=True, exist_ok=True)
     files = []
@@ -84,7 +84,7 @@ def generate_code(
     previous: list[CodedAction],
 ) -> list[CodedAction]:  # fmt: skip
     """Fast agent: code each 'code' sub-action (reusing earlier code the critic did not fault)."""
-    fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+    fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     old = {c.name: c for c in previous}
     lib = ctx.params.library
     skip = set(old) | set(feedback)
@@ -106,7 +106,7 @@ def generate_code(
             budget = old[sub.name].step_budget if sub.name in old else default
             coded.append(fast.write_action(ctx.task, sub, budget, feedback))
     used = {n: e.model_dump(mode="json", exclude={"stats"}) for n, (e, _) in found.items()}
-    files = [*_save_actions(ctx, k, coded), write_json(ctx.layout.file(k, LIBRARY_USED), used)]
+    files = [*save_actions(ctx, k, coded), write_json(ctx.layout.file(k, LIBRARY_USED), used)]
     finish(ctx, files)
     return coded
 
@@ -126,7 +126,7 @@ def repair(
     report: ValidationReport, attempt: int,
 ) -> list[CodedAction]:  # fmt: skip
     """Fast agent: rewrite each action that failed validation from its class, message, trace."""
-    fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+    fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     failed = {v.name: v for v in report.failed()}
     subs = {s.name: s for s in dec.sub_actions}
     fixed = [
@@ -135,13 +135,13 @@ def repair(
         else c
         for c in coded
     ]
-    finish(ctx, _save_actions(ctx, k, fixed))
+    finish(ctx, save_actions(ctx, k, fixed))
     return fixed
 
 
 @stage("configure_rl", retries=2)
 def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) -> RLConfig:
-    fast = FastAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+    fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     tp = ctx.params.train
     cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget)
     finish(ctx, [write_model(ctx.layout.file(k, "rl_config.json"), cfg)])
@@ -201,7 +201,7 @@ def critique(
 ) -> Critique:  # fmt: skip
     threshold = ctx.params.run.success_threshold
     if ctx.params.run.critic:
-        critic = CriticAgent(*_agent_args(ctx, k), **_agent_kwargs(ctx))
+        critic = CriticAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
         verdict = critic.critique(ctx.task, dec, validation, evaluation, threshold)
     else:
         verdict = withheld_critique(evaluation, threshold)
