@@ -60,6 +60,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if spec_file.is_file() and json.loads(spec_file.read_text())["grid"] != grid:
         raise UserError(f"sweep {sweep_id} exists with another grid ({spec_file}); pick another "
                         "--sweep-id, or repeat its own arguments to continue it")  # fmt: skip
+    if params.scale.runner == "dask" and params.scale.address:
+        from tasks.runners import reachable
+
+        reachable(params.scale.address)  # before anything is started or recorded
     lock = RunLock(Path(params.run.runs_dir), sweep_id)
     root.mkdir(parents=True, exist_ok=True)
     runs = [s.model_dump() for s in specs]

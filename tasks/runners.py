@@ -5,14 +5,33 @@ time."""
 from __future__ import annotations
 
 import os
-from typing import Any
-
-from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+import socket
+from typing import TYPE_CHECKING, Any
 
 from rlgpt.config import ScaleParams
+from rlgpt.errors import UserError
+
+if TYPE_CHECKING:  # prefect reads PREFECT_API_URL on import: not before the server is known
+    from prefect.task_runners import TaskRunner
+
+
+def reachable(address: str, timeout_s: float = 10.0) -> str:
+    """The scheduler address, once something answers there; else one line saying what to fix."""
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout_s).close()
+    except (OSError, ValueError):
+        raise UserError(
+            f"scale.address {address!r}: no Dask scheduler answers there; start one "
+            "(`dask scheduler`) or give its tcp://HOST:PORT"
+        ) from None
+    return address
 
 
 def task_runner(scale: ScaleParams) -> TaskRunner[Any]:
+    from prefect.task_runners import ThreadPoolTaskRunner
+
     if scale.runner == "sequential":
         return ThreadPoolTaskRunner(max_workers=1)
     # distributed configures its loggers on import: INFO lines on every start; errors only
@@ -20,10 +39,10 @@ def task_runner(scale: ScaleParams) -> TaskRunner[Any]:
     from prefect_dask import DaskTaskRunner
 
     if scale.address:
-        return DaskTaskRunner(address=scale.address)
+        return DaskTaskRunner(address=reachable(scale.address))
     return DaskTaskRunner(cluster_kwargs={
         "n_workers": scale.workers, "threads_per_worker": scale.threads_per_worker,
-        "processes": True,  # a run is CPU-bound Python: one process per worker, no shared GIL
+        "processes": True,  # a worker that dies takes only its own runs with it
         "dashboard_address": ":0",  # a free port: sweeps at once do not collide
     })  # fmt: skip
 
@@ -42,8 +61,10 @@ def run_task_runner(scale: ScaleParams) -> TaskRunner[Any]:
     `address` when there is one; else threads in the run's process, `workers` at once (each
     validation's work is in its own sandboxed process: a thread only waits for it, and a
     cluster per run would cost more to start than it saves)."""
+    from prefect.task_runners import ThreadPoolTaskRunner
+
     if scale.runner == "dask" and scale.address:
         from prefect_dask import DaskTaskRunner
 
-        return DaskTaskRunner(address=scale.address)
+        return DaskTaskRunner(address=reachable(scale.address))
     return ThreadPoolTaskRunner(max_workers=scale.workers)
