@@ -3,8 +3,8 @@
 the sweep again with a Dask worker killed in the middle (results lost). Everything is measured
 in this one run; ends with one JSON line.
 
-    python benchmarks/scaling.py                 # ~10 min here
-    python benchmarks/scaling.py --quick         # smaller trainings and sweep (~5 min)
+    python benchmarks/scaling.py                 # ~18 min here (2026-12-01)
+    python benchmarks/scaling.py --quick         # half the samples, 10k-sample sweep runs
 
 Trainings run in fresh processes (rlgpt's OpenMP settings in place before torch loads), each
 with the default params (1 torch thread, 4 envs, coded actions in sandboxed workers); the

@@ -1,6 +1,6 @@
 """Training slots: at most N trainings of this user learn at once on this machine (params.yaml
 scale.training_slots; docs/scaling.md). More trainings than cores do not add throughput: each
-slows the others (measured: 4 at once on 2 cores give 0.9x of 2 at once). A training that finds
+slows the others (measured: 4 at once on 2 cores give 0.87x of 2 at once). A training that finds
 every slot taken waits, and says so once; a slot is an flock on a file in the temp directory,
 so a process that dies frees its slot."""
 
