@@ -38,6 +38,9 @@ def _params_and_specs(args: argparse.Namespace) -> tuple[Params, list[SweepRun],
     if len(sweep_id) > 60:
         raise UserError("--sweep-id is at most 60 characters (its runs are named after it)")
     root = (Path(params.run.runs_dir) / sweep_id).resolve()
+    if root.is_dir() and any(root.iterdir()) and not (root / "sweep.json").is_file():
+        raise UserError(f"{root} exists and is not a sweep (no sweep.json); pick another "
+                        "--sweep-id")  # fmt: skip
     seeds = [params.run.seed + i for i in range(args.seeds)]
     specs = [
         SweepRun(task=t, seed=s, run_id=f"{sweep_id}-{t}-s{s}", runs_dir=str(root),
@@ -46,6 +49,8 @@ def _params_and_specs(args: argparse.Namespace) -> tuple[Params, list[SweepRun],
                  project=str(Path.cwd()))
         for t in tasks for s in seeds
     ]  # fmt: skip
+    for spec in specs:  # a large seed can make a run id too long
+        check_run_id(spec.run_id)
     return params, specs, root, sweep_id
 
 
@@ -53,8 +58,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from flows import launch
 
     params, specs, root, sweep_id = _params_and_specs(args)
-    grid = {"tasks": sorted({s.task for s in specs}, key=[s.task for s in specs].index),
-            "seeds": sorted({s.seed for s in specs}), "iterations": args.iterations,
+    grid = {"tasks": list(dict.fromkeys(s.task for s in specs)),
+            "seeds": list(dict.fromkeys(s.seed for s in specs)), "iterations": args.iterations,
             "sets": list(args.set or [])}  # fmt: skip
     spec_file = root / "sweep.json"
     if spec_file.is_file() and json.loads(spec_file.read_text())["grid"] != grid:

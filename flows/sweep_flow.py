@@ -34,13 +34,19 @@ from rlgpt.lineage.sweep import (
 ATTEMPTS = ".attempts"  # one line per attempt of a run: which worker, when
 
 
+def _attempts(spec: SweepRun) -> int:
+    path = Path(spec.runs_dir) / ATTEMPTS / f"{spec.run_id}.log"
+    return len(path.read_text().splitlines()) if path.is_file() else 0
+
+
 def _attempt(spec: SweepRun) -> tuple[int, str]:
+    """Record one more attempt of this run: its number and the worker making it."""
     host = f"{socket.gethostname()}:{os.getpid()}"
     path = Path(spec.runs_dir) / ATTEMPTS / f"{spec.run_id}.log"
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as f:
         f.write(f"{time.time():.0f} {host}\n")
-    return len(path.read_text().splitlines()), host
+    return _attempts(spec), host
 
 
 def _command(spec: SweepRun) -> list[str]:
@@ -66,9 +72,7 @@ def sweep_run(spec: SweepRun, env: dict[str, str]) -> SweepRow:
     """One run of the grid, to the end; raises (and is retried) when it did not finish."""
     t0 = time.perf_counter()
     if finished(spec):  # a rerun of the sweep, or a retry after the run had finished
-        tried = Path(spec.runs_dir) / ATTEMPTS / f"{spec.run_id}.log"
-        return row_from_run(spec, len(tried.read_text().splitlines()) if tried.is_file() else 1,
-                            "", 0.0)  # fmt: skip
+        return row_from_run(spec, max(1, _attempts(spec)), "", 0.0)
     attempts, host = _attempt(spec)
     log = Path(spec.runs_dir) / "logs" / f"{spec.run_id}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -82,17 +86,15 @@ def sweep_run(spec: SweepRun, env: dict[str, str]) -> SweepRow:
             stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,  # noqa: PLW1509
             check=False,
         )  # fmt: skip
-    if (spec.root / "summary.json").is_file() and finished(spec):
+    if finished(spec):
         return row_from_run(spec, attempts, host, time.perf_counter() - t0)
     last = [ln for ln in log.read_text().splitlines() if ln.startswith("rlgpt:")][-1:]
     raise RuntimeError(f"{spec.run_id}: exit {proc.returncode}: {' '.join(last)[:300]} ({log})")
 
 
 def _failed_row(spec: SweepRun, exc: BaseException) -> SweepRow:
-    path = Path(spec.runs_dir) / ATTEMPTS / f"{spec.run_id}.log"
-    attempts = len(path.read_text().splitlines()) if path.is_file() else 0
     return SweepRow(task=spec.task, seed=spec.seed, run_id=spec.run_id, status="failed",
-                    attempts=attempts, error=str(exc)[:300])  # fmt: skip
+                    attempts=_attempts(spec), error=str(exc)[:300])  # fmt: skip
 
 
 HEARTBEAT_S = float(os.environ.get("RLGPT_SWEEP_HEARTBEAT_S", "60"))

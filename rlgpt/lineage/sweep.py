@@ -10,7 +10,7 @@ from statistics import mean, pstdev
 
 from pydantic import BaseModel, Field
 
-from rlgpt.lineage.layout import write_model
+from rlgpt.lineage.layout import read_model, write_model
 from rlgpt.lineage.summary import RunSummary
 
 
@@ -62,7 +62,7 @@ class SweepSummary(BaseModel):
 
 def row_from_run(spec: SweepRun, attempts: int, host: str, wall_s: float) -> SweepRow:
     """The row of a run whose summary.json was written (finished or stopped cleanly)."""
-    summary = RunSummary.model_validate_json((spec.root / "summary.json").read_text())
+    summary = read_model(spec.root / "summary.json", RunSummary)
     return SweepRow(
         task=spec.task, seed=spec.seed, run_id=spec.run_id, status=summary.status,
         final_success_rate=summary.final_success_rate, iterations=len(summary.iterations),
@@ -72,9 +72,13 @@ def row_from_run(spec: SweepRun, attempts: int, host: str, wall_s: float) -> Swe
 
 
 def finished(spec: SweepRun) -> bool:
-    """Whether this run completed before (its manifest is written last): a rerun of the sweep
+    """Whether this run ended for good: it completed (its manifest is written last), or it
+    stopped at its LLM budget (another attempt would stop there too). A rerun of the sweep
     reads it instead of running it again."""
-    return (spec.root / "manifest.json").is_file()
+    if (spec.root / "manifest.json").is_file():
+        return True
+    path = spec.root / "summary.json"
+    return path.is_file() and read_model(path, RunSummary).status == "budget_exhausted"
 
 
 def progress_line(done: int, total: int, elapsed: float, row: SweepRow) -> str:

@@ -6,18 +6,16 @@ one is kept without any repair round, and the others stay in the run's lineage."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from rlgpt.llm.offline import write_action
-from tests.conftest import TINY, rlgpt_exe
+from tests.conftest import rlgpt_exe
 from tests.integration.test_repair_loop import BUGGY, _coded_reply
-from tests.support.llm_server import ChatServer, crafter_responder
+from tests.support.llm_server import crafter_responder, scripted_run
 
 KEY = "sk-test-candidates-0000"
 # The third sample of each: a misspelled primitive action (a 7B model's slip).
@@ -41,23 +39,8 @@ def _respond(body: dict[str, Any]) -> str:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> tuple[Path, list[dict[str, Any]]]:
     tmp = tmp_path_factory.mktemp("candidates")
-    data = {**TINY, "tracking": {"mlflow_uri": f"sqlite:///{tmp}/mlflow.db"}}
-    data["run"] = {**TINY["run"], "runs_dir": str(tmp / "runs")}
-    data["sandbox"] = {"scenarios": 3}
-    data["scale"] = {"candidates": 3}
-    data["llm"] = {"backend": "openai", "model": "scripted-7b", "backoff_s": 0.01,
-                   "timeout_s": 10, "max_repairs": 1, "temperature": 0.7}  # fmt: skip
-    params = tmp / "params.yaml"
-    params.write_text(yaml.safe_dump(data))
-    env = {**os.environ, "PREFECT_HOME": str(tmp / ".prefect"), "OPENAI_API_KEY": KEY}
-    with ChatServer(_respond) as srv:
-        env["OPENAI_BASE_URL"] = srv.base_url
-        proc = subprocess.run(
-            [rlgpt_exe(), "run", "--params", str(params), "--run-id", "c", "--iterations", "1",
-             "--quiet"], cwd=tmp, env=env, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        requests = list(srv.requests)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    _, requests = scripted_run(tmp, _respond, KEY, "c", scale={"candidates": 3},
+                               llm={"max_repairs": 1, "temperature": 0.7})  # fmt: skip
     return tmp / "runs" / "c" / "iter_1", requests
 
 

@@ -6,17 +6,14 @@ out of training, and the critique and the iteration table say why)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from rlgpt.llm.offline import write_action
-from tests.conftest import TINY, rlgpt_exe
-from tests.support.llm_server import ChatServer, crafter_responder
+from tests.support.llm_server import crafter_responder, scripted_run
 
 KEY = "sk-test-repair-0000"
 # A model's first tries. place_table: an off-by-one precondition (a table needs 2 wood), so with
@@ -65,22 +62,8 @@ def _respond(body: dict[str, Any]) -> str:
 def run(tmp_path_factory) -> tuple[subprocess.CompletedProcess[str], Path, list[str]]:
     """One iteration with llm.max_repairs 2 and 3 validation states per action."""
     tmp = tmp_path_factory.mktemp("repair")
-    data = {**TINY, "tracking": {"mlflow_uri": f"sqlite:///{tmp}/mlflow.db"}}
-    data["run"] = {**TINY["run"], "runs_dir": str(tmp / "runs")}
-    data["sandbox"] = {"scenarios": 3}
-    data["llm"] = {"backend": "openai", "model": "scripted-7b", "backoff_s": 0.01,
-                   "timeout_s": 10, "max_repairs": 2}  # fmt: skip
-    params = tmp / "params.yaml"
-    params.write_text(yaml.safe_dump(data))
-    env = {**os.environ, "PREFECT_HOME": str(tmp / ".prefect"), "OPENAI_API_KEY": KEY}
-    with ChatServer(_respond) as srv:
-        env["OPENAI_BASE_URL"] = srv.base_url
-        proc = subprocess.run(
-            [rlgpt_exe(), "run", "--params", str(params), "--run-id", "r", "--iterations", "1",
-             "--quiet"], cwd=tmp, env=env, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        prompts = [r["messages"][-1]["content"] for r in srv.requests]
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, requests = scripted_run(tmp, _respond, KEY, "r", llm={"max_repairs": 2})
+    prompts = [r["messages"][-1]["content"] for r in requests]
     repairs = [p for p in prompts if "repairing code" in p]
     return proc, tmp / "runs" / "r" / "iter_1", repairs
 

@@ -103,6 +103,10 @@ def test_sweep_input_errors_are_one_line(tmp_path, tiny_params, cli_env):
     assert workers.returncode == 2 and "--workers" in workers.stderr
     nowhere = run("--tasks", "place_table", "--address", "tcp://127.0.0.1:9")
     assert nowhere.returncode == 2 and "no Dask scheduler answers" in nowhere.stderr
+    (tmp_path / "runs" / "plain").mkdir(parents=True)  # a run's directory, say
+    (tmp_path / "runs" / "plain" / "summary.json").write_text("{}")
+    plain = run("--tasks", "place_table", "--sweep-id", "plain")
+    assert plain.returncode == 2 and "is not a sweep" in plain.stderr
     (tmp_path / "runs" / "old").mkdir(parents=True)
     (tmp_path / "runs" / "old" / "sweep.json").write_text(json.dumps({"grid": {"tasks": ["x"]}}))
     other = run("--tasks", "place_table", "--sweep-id", "old")

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import subprocess
 import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from rlgpt.llm.offline import write_action
 
@@ -158,3 +163,31 @@ def plan_responder(
 crafter_responder = plan_responder(
     "make_wood_pickaxe", [("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1)]
 )
+
+
+def scripted_run(
+    tmp: Path, responder: Callable[[dict[str, Any]], str], key: str, run_id: str,
+    **sections: dict[str, Any],
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:  # fmt: skip
+    """One tiny one-iteration `rlgpt run` against `responder` on a loopback server: the TINY
+    params with 3 validation states per action and `sections` on top (e.g. llm={...}). Returns
+    the finished process and every request the server received."""
+    from tests.conftest import TINY, rlgpt_exe
+
+    data = {**TINY, "tracking": {"mlflow_uri": f"sqlite:///{tmp}/mlflow.db"}}
+    data["run"] = {**TINY["run"], "runs_dir": str(tmp / "runs")}
+    data["sandbox"] = {"scenarios": 3}
+    llm = {"backend": "openai", "model": "scripted-7b", "backoff_s": 0.01, "timeout_s": 10}
+    data |= {**sections, "llm": {**llm, **sections.get("llm", {})}}
+    params = tmp / "params.yaml"
+    params.write_text(yaml.safe_dump(data))
+    env = {**os.environ, "PREFECT_HOME": str(tmp / ".prefect"), "OPENAI_API_KEY": key}
+    with ChatServer(responder) as srv:
+        env["OPENAI_BASE_URL"] = srv.base_url
+        proc = subprocess.run(
+            [rlgpt_exe(), "run", "--params", str(params), "--run-id", run_id, "--iterations",
+             "1", "--quiet"], cwd=tmp, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        requests = list(srv.requests)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc, requests

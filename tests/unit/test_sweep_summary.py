@@ -5,7 +5,16 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from rlgpt.lineage.sweep import SweepRow, SweepRun, SweepSummary, status_line, table, write
+from rlgpt.lineage.summary import RunSummary
+from rlgpt.lineage.sweep import (
+    SweepRow,
+    SweepRun,
+    SweepSummary,
+    finished,
+    status_line,
+    table,
+    write,
+)
 
 
 def _summary() -> SweepSummary:
@@ -51,3 +60,27 @@ def test_status_line_says_what_each_started_run_is_doing(tmp_path: Path):
     log.write_text('{"stage": "decompose", "iteration": 1}\n{"stage": "train", "iteration": 2}\n')
     line = status_line(specs, {"s-place_table-s0"}, 42.0)
     assert line == "[1/3 done, 1 waiting, 42 s] collect_wood s0: train iter 2"
+
+
+def test_a_run_is_finished_when_complete_or_stopped_at_its_budget_not_while_running(tmp_path):
+    spec = SweepRun(task="place_table", seed=0, run_id="s-place_table-s0",
+                    runs_dir=str(tmp_path), params_path=None, project=str(tmp_path))  # fmt: skip
+    spec.root.mkdir()
+    assert not finished(spec)
+    for status, done in (("running", False), ("budget_exhausted", True)):
+        summary = RunSummary(
+            run_id=spec.run_id,
+            task="place_table",
+            llm="openai:m",
+            final_success_rate=0.0,
+            iterations=[],
+            status=status,
+            wall_s=1.0,
+        )
+        (spec.root / "summary.json").write_text(summary.model_dump_json())
+        assert finished(spec) is done
+    (spec.root / "summary.json").write_text(
+        summary.model_copy(update={"status": "running"}).model_dump_json()
+    )
+    (spec.root / "manifest.json").write_text("{}")
+    assert finished(spec)
