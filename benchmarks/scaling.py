@@ -3,8 +3,14 @@
 the sweep again with a Dask worker killed in the middle (results lost). Everything is measured
 in this one run; ends with one JSON line.
 
-    python benchmarks/scaling.py                 # ~18 min here (2026-12-01)
-    python benchmarks/scaling.py --quick         # half the samples, 10k-sample sweep runs
+Two sweep workloads (`--sweep`): `short` runs one iteration of 20k samples per run, nearly all
+PPO on primitives (CPU-bound: the worst case for two runs sharing a machine); `default` is the
+sweep a user runs, `rlgpt sweep --tasks ... --seeds 2 --iterations 2` with the default params
+(coded actions in sandboxed workers from the first iteration's end on).
+
+    python benchmarks/scaling.py                 # ~40 min here (2026-12-01)
+    python benchmarks/scaling.py --quick         # half the samples, 10k-sample short sweep
+    python benchmarks/scaling.py --no-trainings --sweep default --no-kill   # ~20 min
 
 Trainings run in fresh processes (rlgpt's OpenMP settings in place before torch loads), each
 with the default params (1 torch thread, 4 envs, coded actions in sandboxed workers); the
@@ -62,13 +68,18 @@ def trainings(n: int, samples: int, seed: int, slots: str) -> float:
     return sum(r["samples"] for r in rows) / window
 
 
-def _project(work: Path, samples: int) -> Path:
-    """A fresh project directory with the sweep's params (one iteration per run)."""
+def _project(work: Path, samples: int | None) -> Path:
+    """A fresh project directory with the sweep's params: one iteration of `samples` per run,
+    or (None) the default params. The skill library is off in both, so no run of a sweep
+    reuses what an earlier one wrote (a sequential sweep would gain from its order)."""
     work.mkdir(parents=True, exist_ok=True)
-    params = {"run": {"iterations": 1, "success_threshold": 0.99},
-              "train": {"sample_budget": samples}, "eval": {"episodes": 10},
-              "library": {"use": False, "add": False},
-              "tracking": {"mlflow_uri": f"sqlite:///{work}/mlflow.db"}}  # fmt: skip
+    params: dict[str, Any] = {
+        "library": {"use": False, "add": False},
+        "tracking": {"mlflow_uri": f"sqlite:///{work}/mlflow.db"},
+    }
+    if samples is not None:
+        params |= {"run": {"iterations": 1, "success_threshold": 0.99},
+                   "train": {"sample_budget": samples}, "eval": {"episodes": 10}}  # fmt: skip
     (work / "params.yaml").write_text(yaml.safe_dump(params))
     return work
 
@@ -88,9 +99,12 @@ def _kill_a_worker(project: Path, after_s: float, sweep: subprocess.Popen[str]) 
         time.sleep(0.5)
 
 
-def sweep(project: Path, runner: str, tasks: str, seeds: int, kill: bool) -> dict[str, Any]:
+def sweep(project: Path, runner: str, tasks: str, seeds: int, kill: bool,
+          iterations: int | None = None) -> dict[str, Any]:  # fmt: skip
     cmd = [sys.executable, "-m", "rlgpt", "sweep", "--tasks", tasks, "--seeds", str(seeds),
            "--sweep-id", "bench", "--runner", runner, "--workers", "2"]  # fmt: skip
+    if iterations is not None:
+        cmd += ["--iterations", str(iterations)]
     env = {**os.environ, "PREFECT_HOME": str(project / ".prefect")}
     proc = subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, text=True)
     if kill:
@@ -104,14 +118,74 @@ def sweep(project: Path, runner: str, tasks: str, seeds: int, kill: bool) -> dic
     if proc.returncode not in (0, 1):
         print(out[-2000:])
     return {"wall_s": summary["wall_s"], "runs": len(summary["rows"]), "finished": len(done),
-            "attempts": sum(r["attempts"] for r in summary["rows"])}  # fmt: skip
+            "attempts": sum(r["attempts"] for r in summary["rows"]),
+            "samples": sum(r.get("samples") or 0 for r in summary["rows"])}  # fmt: skip
+
+
+def _trainings(samples: int, rounds: int, seed: int) -> dict[str, Any]:
+    """Aggregate samples/s of 1, 2 and 4 trainings at once, with their ratios."""
+    print(f"trainings at once ({samples} samples each, {os.cpu_count()} cores):", flush=True)
+    # (trainings at once, scale.training_slots): one slot per core (the default), and 4 with
+    # no limit, as every training ran before the slots
+    cases = [(1, "auto"), (2, "auto"), (4, "auto"), (4, "0")]
+    rates = dict.fromkeys(cases, 0.0)
+    for rnd in range(rounds):  # alternate the order; keep each one's best (noisy machine)
+        for n, slots in cases if rnd % 2 == 0 else cases[::-1]:
+            rates[n, slots] = max(rates[n, slots], trainings(n, samples, seed, slots))
+            what = "one slot per core" if slots == "auto" else "no slot limit"
+            print(f"  round {rnd + 1}: {n} at once ({what}): {rates[n, slots]:.0f} samples/s "
+                  "in all", flush=True)  # fmt: skip
+    out = {
+        "samples_per_training": samples,
+        "trainings_samples_per_s": {str(n): round(rates[n, "auto"], 1) for n in (1, 2, 4)},
+        "trainings_4_no_slot_limit_samples_per_s": round(rates[4, "0"], 1),
+        "ratio_2_vs_1": round(rates[2, "auto"] / rates[1, "auto"], 2),
+        "ratio_4_vs_2": round(rates[4, "auto"] / rates[2, "auto"], 2),
+        "ratio_4_no_limit_vs_2": round(rates[4, "0"] / rates[2, "auto"], 2),
+    }  # fmt: skip
+    print(f"2 at once: {out['ratio_2_vs_1']}x one; 4 at once: {out['ratio_4_vs_2']}x two "
+          f"({out['ratio_4_no_limit_vs_2']}x with no slot limit)", flush=True)  # fmt: skip
+    return out
+
+
+def _sweeps(work: Path, which: str, tasks: str, short: int, kill: bool) -> dict[str, Any]:
+    """The 4-run sweep(s) one at a time and on 2 Dask workers (and with a killed worker)."""
+    out: dict[str, Any] = {}
+    if which in ("short", "both"):
+        print(f"short sweep of 4 runs ({tasks} x 2 seeds, 1 iteration of {short} samples "
+              "each):", flush=True)  # fmt: skip
+        seq = sweep(_project(work / "seq", short), "sequential", tasks, 2, False)
+        dask = sweep(_project(work / "dask", short), "dask", tasks, 2, False)
+        out |= {"sweep_sequential_s": seq["wall_s"], "sweep_dask_2_workers_s": dask["wall_s"],
+                "sweep_speedup": round(seq["wall_s"] / dask["wall_s"], 2)}  # fmt: skip
+        print(f"  short sweep on 2 Dask workers: {out['sweep_speedup']}x sequential", flush=True)
+    if which in ("default", "both"):
+        print(f"default sweep of 4 runs ({tasks} x 2 seeds, --iterations 2, default "
+              "params):", flush=True)  # fmt: skip
+        seq = sweep(_project(work / "dseq", None), "sequential", tasks, 2, False, 2)
+        dask = sweep(_project(work / "ddask", None), "dask", tasks, 2, False, 2)
+        out |= {"default_sweep_sequential_s": seq["wall_s"],
+                "default_sweep_dask_2_workers_s": dask["wall_s"],
+                "default_sweep_samples": [seq["samples"], dask["samples"]],
+                "default_sweep_speedup": round(seq["wall_s"] / dask["wall_s"], 2)}  # fmt: skip
+        print(f"  default sweep on 2 Dask workers: {out['default_sweep_speedup']}x sequential",
+              flush=True)  # fmt: skip
+    if kill:
+        killed = sweep(_project(work / "kill", short), "dask", tasks, 2, True)
+        out |= {"killed_worker_sweep_s": killed["wall_s"],
+                "killed_worker_lost_results": killed["runs"] - killed["finished"],
+                "killed_worker_attempts": killed["attempts"]}  # fmt: skip
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="smaller trainings and sweep")
+    ap.add_argument("--quick", action="store_true", help="smaller trainings and short sweep")
     ap.add_argument("--samples", type=int, help="samples per training (default 30k, quick 15k)")
     ap.add_argument("--rounds", type=int, default=2, help="rounds of the trainings; best of each")
+    ap.add_argument("--no-trainings", action="store_true", help="only the sweeps")
+    ap.add_argument("--sweep", choices=("short", "default", "both", "none"), default="both",
+                    help="which sweep workload to run sequentially and on Dask")  # fmt: skip
     ap.add_argument("--tasks", default="make_wood_pickaxe,place_table")
     ap.add_argument("--no-kill", action="store_true", help="skip the sweep with a killed worker")
     ap.add_argument("--seed", type=int, default=0)
@@ -122,43 +196,12 @@ def main() -> None:
     if args.child:
         _child(samples, args.seed, None if args.slots == "auto" else int(args.slots))
         return
-    print(f"trainings at once ({samples} samples each, {os.cpu_count()} cores):", flush=True)
-    # (trainings at once, scale.training_slots): one slot per core (the default), and 4 with
-    # no limit, as every training ran before the slots
-    cases = [(1, "auto"), (2, "auto"), (4, "auto"), (4, "0")]
-    rates = dict.fromkeys(cases, 0.0)
-    for rnd in range(args.rounds):  # alternate the order; keep each one's best (noisy machine)
-        for n, slots in cases if rnd % 2 == 0 else cases[::-1]:
-            rates[n, slots] = max(rates[n, slots], trainings(n, samples, args.seed, slots))
-            what = "one slot per core" if slots == "auto" else "no slot limit"
-            print(f"  round {rnd + 1}: {n} at once ({what}): {rates[n, slots]:.0f} samples/s "
-                  "in all", flush=True)  # fmt: skip
-    sweep_samples = 10_000 if args.quick else 20_000
-    print(f"sweep of 4 runs ({args.tasks} x 2 seeds, {sweep_samples} samples each):", flush=True)
+    figures: dict[str, Any] = {"cores": os.cpu_count()}
+    if not args.no_trainings:
+        figures |= _trainings(samples, args.rounds, args.seed)
     with tempfile.TemporaryDirectory(prefix="rlgpt-scaling-") as tmp:
-        work = Path(tmp)
-        seq = sweep(_project(work / "seq", sweep_samples), "sequential", args.tasks, 2, False)
-        dask = sweep(_project(work / "dask", sweep_samples), "dask", args.tasks, 2, False)
-        killed = None
-        if not args.no_kill:
-            killed = sweep(_project(work / "kill", sweep_samples), "dask", args.tasks, 2, True)
-    figures = {
-        "cores": os.cpu_count(), "samples_per_training": samples,
-        "trainings_samples_per_s": {str(n): round(rates[n, "auto"], 1) for n in (1, 2, 4)},
-        "trainings_4_no_slot_limit_samples_per_s": round(rates[4, "0"], 1),
-        "ratio_2_vs_1": round(rates[2, "auto"] / rates[1, "auto"], 2),
-        "ratio_4_vs_2": round(rates[4, "auto"] / rates[2, "auto"], 2),
-        "ratio_4_no_limit_vs_2": round(rates[4, "0"] / rates[2, "auto"], 2),
-        "sweep_sequential_s": seq["wall_s"], "sweep_dask_2_workers_s": dask["wall_s"],
-        "sweep_speedup": round(seq["wall_s"] / dask["wall_s"], 2),
-    }  # fmt: skip
-    if killed is not None:
-        figures |= {"killed_worker_sweep_s": killed["wall_s"],
-                    "killed_worker_lost_results": killed["runs"] - killed["finished"],
-                    "killed_worker_attempts": killed["attempts"]}  # fmt: skip
-    print(f"2 at once: {figures['ratio_2_vs_1']}x one; 4 at once: {figures['ratio_4_vs_2']}x two "
-          f"({figures['ratio_4_no_limit_vs_2']}x with no slot limit); "
-          f"sweep on 2 Dask workers: {figures['sweep_speedup']}x sequential")  # fmt: skip
+        short = 10_000 if args.quick else 20_000
+        figures |= _sweeps(Path(tmp), args.sweep, args.tasks, short, not args.no_kill)
     print(json.dumps(figures))
 
 

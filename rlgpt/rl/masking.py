@@ -11,8 +11,11 @@ The mask reads only the trusted env's inventory and achievements, never the code
 code. An action whose name is not an achievement is always allowed; a disabled one (too many
 faults in training) never is. A condition is enforced only when the action space can meet it
 (a coded action or a primitive yields the item or places the station), so a model's action
-that gathers its own materials is not locked out. Primitives are never masked; a state where
-nothing would be allowed allows everything. docs/design.md, action masks.
+that gathers its own materials is not locked out. A survival sub-action (collect_drink, eat_cow,
+wake_up, when not the task itself) is hidden while its vital is above the need (NEED): the call
+would walk to water or a cow, or sleep, for a point the player does not need, and such trips
+cost the nights and deaths of long plans. Primitives are never masked; a state where nothing
+would be allowed allows everything. docs/design.md, action masks.
 """
 
 from __future__ import annotations
@@ -25,6 +28,13 @@ from rlgpt.envs.planner import SURVIVAL, is_plannable, still_to_collect
 from rlgpt.envs.preconditions import requirement
 from rlgpt.envs.recipes import achievements, game_data
 from rlgpt.skills.runtime import VITALS
+
+# survival sub-action -> (its vital, the highest value at which it may be called): a cow gives
+# 6 food and water 1 drink per hit (of 9); sleeping pays from energy 3 down (crafter wakes the
+# player once energy is full, and a sleeper takes 7 damage from a zombie, not 2)
+NEED: dict[str, tuple[str, int]] = {
+    "collect_drink": ("drink", 6), "eat_cow": ("food", 6), "wake_up": ("energy", 3),
+}  # fmt: skip
 
 
 def stations() -> frozenset[str]:
@@ -51,6 +61,7 @@ class ActionMask:
         self.ordered = ordered
         self.n_prim = len(prim_names)
         known = set(achievements())
+        self.task = target
         self.target = target if is_plannable(target) else None
         # make/place steps of the model's plan beyond the recipe plan (swords), done first
         self.extra = tuple(
@@ -100,6 +111,9 @@ class ActionMask:
                 todo: Mapping[str, int]) -> bool:  # fmt: skip
         """Whether calling coded action `name` can make progress now; `todo`: what the plan
         still collects."""
+        if name in NEED and name != self.task:
+            vital, most = NEED[name]
+            return inventory.get(vital, 0) <= most
         req = requirement(name)
         if req is None:
             return True
@@ -113,7 +127,8 @@ class ActionMask:
         if self._effect_holds(name, inventory, placed):
             return False
         if kind == "collect" and self.target is not None and obj in self.plan_items:
-            return todo.get(obj, 0) > 0 and inventory.get(obj, 0) < self.caps.get(obj, 9)
+            full = obj not in VITALS and inventory.get(obj, 0) >= self.caps.get(obj, 9)
+            return todo.get(obj, 0) > 0 and not full  # drinking at drink 9 still unlocks it
         return True
 
     def done(self, name: str, inventory: Mapping[str, int], placed: Mapping[str, int],

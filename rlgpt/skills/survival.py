@@ -3,8 +3,12 @@ night (crafter's zombies come out on grass when it is dark)."""
 
 from __future__ import annotations
 
-from rlgpt.skills.navigate import Action, _follow, approach, explore, go_to, route
+from rlgpt.skills.navigate import Action, _follow, approach, explore, go_to, guard, route
 from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+
+# a creature or an arrow moves on: the cell it stands on is no wall (a zombie in the doorway
+# must not pass for a sealed room, where the player would sleep beside it)
+_PASSING = ("zombie", "skeleton", "cow", "arrow")
 
 
 def _sealed(view: ObsView) -> bool:
@@ -14,7 +18,7 @@ def _sealed(view: ObsView) -> bool:
         cur = todo.pop()
         for ox, oy in MOVES:
             nxt = (cur[0] + ox, cur[1] + oy)
-            if nxt not in seen and view.at(*nxt) in WALKABLE + ("none",):
+            if nxt not in seen and view.at(*nxt) in WALKABLE + _PASSING + ("none",):
                 seen.add(nxt)
                 todo.append(nxt)
                 if len(seen) > 3:
@@ -57,8 +61,13 @@ def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
         yield MOVES[d]
     back = (-d[0], -d[1])
     yield MOVES[back]  # steps back into the first cell, facing the way in
-    while view.at(*back) in WALKABLE and view.inventory["stone"] > 0:
-        yield "place_stone"
+    for _ in range(12):
+        if view.at(*back) in ("zombie", "skeleton"):
+            yield from guard(view)  # one followed into the doorway: fight it first
+        elif view.at(*back) in WALKABLE and view.inventory["stone"] > 0:
+            yield "place_stone"
+        else:
+            break
     return _sealed(view)
 
 

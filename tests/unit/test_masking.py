@@ -29,7 +29,8 @@ def test_the_diamond_chain_opens_one_recipe_at_a_time():
     rule = ActionMask("collect_diamond", DIAMOND, [])
     survival = ["collect_drink", "eat_cow", "wake_up"]
     # nothing held: only wood (and staying alive) can make progress
-    assert _allowed(rule, DIAMOND, {"health": 9, "food": 9}, {}) == ["collect_wood", *survival]
+    low = {"health": 9, "food": 2, "drink": 2, "energy": 2}
+    assert _allowed(rule, DIAMOND, low, {}) == ["collect_wood", *survival]
     # a table needs it placed before anything is made at it
     assert "make_wood_pickaxe" not in _allowed(rule, DIAMOND, {"wood": 5}, {})
     after_table = _allowed(rule, DIAMOND, {"wood": 3}, {"place_table": 1})
@@ -124,6 +125,22 @@ def test_plan_masks_keep_only_the_next_unfinished_chain_step_and_survival():
     # the recipe mask alone would allow more here
     loose = ActionMask("collect_diamond", DIAMOND, [])
     assert len(_allowed(loose, DIAMOND, {"wood": wood - 1}, {"place_table": 1})) > len(after)
+
+
+def test_survival_actions_open_only_when_their_vital_is_needed():
+    for ordered in (False, True):
+        rule = ActionMask("collect_diamond", DIAMOND, [], ordered=ordered)
+        full = {"health": 9, "food": 9, "drink": 9, "energy": 9}
+        assert _allowed(rule, DIAMOND, full, {}) == ["collect_wood"]
+        assert _allowed(rule, DIAMOND, full | {"drink": 6}, {}) == ["collect_wood", "collect_drink"]
+        assert _allowed(rule, DIAMOND, full | {"food": 7}, {}) == ["collect_wood"]
+        assert _allowed(rule, DIAMOND, full | {"food": 6}, {}) == ["collect_wood", "eat_cow"]
+        assert _allowed(rule, DIAMOND, full | {"energy": 4}, {}) == ["collect_wood"]
+        assert _allowed(rule, DIAMOND, full | {"energy": 3}, {}) == ["collect_wood", "wake_up"]
+    # the task itself is never held back by its vital
+    for task in ("collect_drink", "eat_cow", "wake_up"):
+        rule = ActionMask(task, [task], ["noop"], ordered=True)
+        assert _allowed(rule, [task], {"food": 9, "drink": 9, "energy": 9}, {}) == [task]
 
 
 def test_masking_switches_read_from_params():

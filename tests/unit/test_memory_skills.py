@@ -154,6 +154,35 @@ def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
     assert "grass" not in mats  # no way in from the plain
 
 
+def test_a_zombie_in_the_doorway_is_no_wall(env):
+    """A room walled on three sides with a zombie in its way in is not sealed (the player
+    would sleep beside it, 7 damage a hit); a stone in the way in seals it."""
+    import crafter.objects as objects
+
+    from rlgpt.skills.survival import _sealed
+
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(-2, 3):
+        for dy in range(-2, 3):
+            env.world[(x + dx, y + dy)] = "stone"
+    for dx in range(4):  # the player's cell and the way in, out to the open
+        env.world[(x + dx, y)] = "path"
+    zombie = objects.Zombie(env.world, np.array((x + 1, y)), env.player)
+    env.world.add(zombie)
+    env.player.inventory["stone"] = 2
+    env.refresh()
+    view = _view(env)
+    assert not _sealed(view)
+    env.world.remove(zombie)
+    env.refresh()
+    view.update(view_state(env, env.last_info))
+    assert not _sealed(view)  # an open path cell: the same
+    env.world[(x + 1, y)] = "stone"
+    env.refresh()
+    view.update(view_state(env, env.last_info))
+    assert _sealed(view)
+
+
 def test_keep_alive_eats_a_cow_in_view_once_food_is_below_seven(env):
     import crafter.objects as objects
 
