@@ -191,6 +191,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tasks", default=",".join(BUDGETS))
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds first .. first+seeds-1")
     ap.add_argument("--episodes", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--agents", default="oracle,script,ppo,rlgpt")
@@ -229,13 +230,14 @@ def main() -> None:
     results: dict[str, dict[str, list[dict[str, Any]]]] = {
         t: {a: [] for a in agents} for t in tasks
     }
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
     t0 = time.perf_counter()
     for kind, play in (("oracle", oracle), ("script", scripted)):
         if kind in agents:
             for task in tasks:
-                for seed in range(args.seeds):
+                for seed in seeds:
                     results[task][kind].append(play(task, seed, args.episodes))
-    jobs = [(k, t, s) for t in tasks for s in range(args.seeds) for k in agents
+    jobs = [(k, t, s) for t in tasks for s in seeds for k in agents
             if k in ("ppo", "rlgpt")]  # fmt: skip
     done = 0
 

@@ -79,7 +79,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from flows.server import RunServer
 
     server = RunServer(root / ".prefect-server.log")  # every run of the sweep shares it
-    from flows.sweep_flow import rlgpt_sweep
+    from flows.sweep_flow import NANNY_ENV, rlgpt_sweep
     from tasks import runners, tracking
 
     for name in ("distributed", "tornado"):  # the sweep prints its own lines
@@ -87,6 +87,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     mlflow_run = tracking.start_sweep(params, sweep_id, grid)
     env = {"PREFECT_API_URL": server.url, "PREFECT_HOME": os.environ["PREFECT_HOME"]}
+    env |= {k: os.environ[k] for k in NANNY_ENV if k in os.environ}  # ours, not the nanny's
     specs = [s.model_copy(update={"sets": [*s.sets, f"tracking.parent_run={mlflow_run}"]})
              for s in specs]  # fmt: skip
     where = runners.describe(params.scale)

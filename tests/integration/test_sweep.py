@@ -39,8 +39,19 @@ def _kill_worker_in_training(root: Path, run_id: str) -> int:
     out = subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True, text=True)
     child = int(out.stdout.split()[0])
     worker = int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    # the nanny set glibc's trim threshold for its worker; the run, a process of its own, is
+    # free of it (it made training 27% slower)
+    assert "MALLOC_TRIM_THRESHOLD_" in _environ(worker)
+    assert "MALLOC_TRIM_THRESHOLD_" not in _environ(child)
+    assert "PREFECT_API_URL" in _environ(child)
     os.kill(worker, signal.SIGKILL)
     return worker
+
+
+def _environ(pid: int) -> set[str]:
+    """The names in a live process's environment."""
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    return {kv.split(b"=", 1)[0].decode() for kv in raw.split(b"\0") if kv}
 
 
 def test_sweep_survives_a_killed_worker_and_keeps_every_result(tmp_path, tiny_params, cli_env):
