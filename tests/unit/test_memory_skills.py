@@ -169,7 +169,6 @@ def test_a_zombie_in_the_doorway_is_no_wall(env):
         env.world[(x + dx, y)] = "path"
     zombie = objects.Zombie(env.world, np.array((x + 1, y)), env.player)
     env.world.add(zombie)
-    env.player.inventory["stone"] = 2
     env.refresh()
     view = _view(env)
     assert not _sealed(view)
