@@ -29,6 +29,19 @@ def reachable(address: str, timeout_s: float = 10.0) -> str:
     return address
 
 
+# A sweep's task is a whole run (minutes), in a child process of its worker: Dask's fine-grained
+# housekeeping only takes CPU from the runs on the same cores. Its defaults wake every worker
+# 100 times a second to sample stacks (profile), every process 50 times a second to time its
+# event loop (tick), and poll memory and system use 10 and 2 times a second. Slowed here, for the
+# LocalCluster a sweep starts (its nannies hand the config to their workers); docs/scaling.md.
+QUIET_DASK = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
 def task_runner(scale: ScaleParams) -> TaskRunner[Any]:
     from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -36,10 +49,12 @@ def task_runner(scale: ScaleParams) -> TaskRunner[Any]:
         return ThreadPoolTaskRunner(max_workers=1)
     # distributed configures its loggers on import: INFO lines on every start; errors only
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    import dask
     from prefect_dask import DaskTaskRunner
 
     if scale.address:
         return DaskTaskRunner(address=reachable(scale.address))
+    dask.config.set(QUIET_DASK)  # for the rest of this process: the sweep's own cluster
     return DaskTaskRunner(cluster_kwargs={
         "n_workers": scale.workers, "threads_per_worker": scale.threads_per_worker,
         "processes": True,  # a worker that dies takes only its own runs with it
