@@ -13,9 +13,12 @@ from collections.abc import Mapping
 from rlgpt.envs.preconditions import collect_source, requirement
 from rlgpt.envs.recipes import achievements, game_data
 
-# Achievements with no recipe: what to do first (beyond the achievement itself).
+# Achievements with no recipe: what to do first (beyond the achievement itself). A plant
+# ripens after ~300 steps and dies when a creature stands next to it, so it is eaten from a
+# walled pen (rlgpt/skills/farm.py), walled with stone: a tree gives one wood and is gone, two
+# make a table, while a wood pickaxe mines a stone per hit.
 _SPECIAL_PREREQS: dict[str, list[str]] = {
-    "eat_plant": ["place_plant"],
+    "eat_plant": ["make_wood_pickaxe", "place_plant"],
 }
 
 

@@ -6,46 +6,15 @@ import numpy as np
 import pytest
 
 from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
-from rlgpt.envs.tasks import get_task
-from rlgpt.skills.api import ObsView, go_to, guard, keep_alive, route
+from rlgpt.envs.recipes import actions
+from rlgpt.skills.api import go_to, guard, keep_alive, route
 from rlgpt.skills.runtime import view_state
+from tests.support.world import drive, grass_plain, view_of
 
 
 @pytest.fixture
 def env():
-    env = CrafterEnv(get_task("collect_diamond"), seed=3)
-    env.reset(seed=3)
-    world = env.world
-    x, y = (int(v) for v in env.player.pos)
-    for dx in range(-12, 13):  # a plain of grass around the player, no creatures
-        for dy in range(-12, 13):
-            world[(x + dx, y + dy)] = "grass"
-    for obj in list(world.objects):
-        if obj is not env.player:
-            world.remove(obj)
-    env.refresh()
-    return env
-
-
-def _view(env: CrafterEnv) -> ObsView:
-    view = ObsView(semantic_names(), game_data()["items"], achievements())
-    view.update(view_state(env, env.last_info, start=True))
-    return view
-
-
-def _drive(env: CrafterEnv, view: ObsView, gen, limit: int = 300):
-    index = {a: i for i, a in enumerate(actions())}
-    taken = []
-    try:
-        while len(taken) < limit:
-            act = next(gen)
-            taken.append(act)
-            _, _, _, _, info = env.step(index[act])
-            view.update(view_state(env, info))
-    except StopIteration as stop:
-        return taken, stop.value
-    raise AssertionError(f"no end within {limit} steps: {taken[-10:]}")
+    return grass_plain()
 
 
 def _teleport(env: CrafterEnv, dx: int, dy: int) -> None:
@@ -59,7 +28,7 @@ def test_the_memory_keeps_what_was_seen_and_says_what_was_not(env):
     env.world[(x + 2, y)] = "table"
     env.refresh()  # the table is in view now, so the episode has seen it
     _teleport(env, -10, 0)
-    view = _view(env)
+    view = view_of(env)
     assert view.cells("table") == []  # out of view ...
     assert view.remembered("table") == [(12, 0)]  # ... but remembered, relative to the player
     assert view.remembered_at(12, 0) == "table"
@@ -75,9 +44,9 @@ def test_go_to_walks_back_to_a_remembered_table(env):
     _teleport(env, -4, 0)
     env.step(actions().index("move_left"))  # walk on: the table leaves the view
     env.step(actions().index("move_left"))
-    view = _view(env)
+    view = view_of(env)
     assert view.cells("table") == []
-    taken, ok = _drive(env, view, go_to(view, "table"))
+    taken, ok = drive(env, view, go_to(view, "table"))
     assert ok and view.facing_name == "table"
     assert len(taken) <= 10
 
@@ -88,13 +57,13 @@ def test_route_mines_through_stone_only_when_allowed_and_never_crosses_lava(env)
         env.world[(x + 2, y + dy)] = "stone"
         env.world[(x + 3, y + dy)] = "lava" if dy else "stone"
     env.refresh()
-    view = _view(env)
+    view = view_of(env)
     assert route(view, {(4, 0)}) is None
     path = route(view, {(4, 0)}, ("stone",))
     assert path == [(1, 0)] * 4
     assert route(view, {(4, 2)}, ("stone", "lava")) in (None, [(1, 0)] * 4 + [(0, 1)] * 2)
     env.player.inventory["wood_pickaxe"] = 1
-    taken, ok = _drive(env, view, go_to(view, "stone", ("stone",)))
+    taken, ok = drive(env, view, go_to(view, "stone", ("stone",)))
     assert ok and taken == ["move_right"]
 
 
@@ -105,9 +74,9 @@ def test_keep_alive_goes_back_to_remembered_water_when_thirsty(env):
     _teleport(env, 0, 8)
     env.player.inventory["drink"] = 2
     env.refresh()
-    view = _view(env)
+    view = view_of(env)
     assert view.cells("water") == [] and view.remembered("water") == [(0, -11)]
-    taken, acted = _drive(env, view, keep_alive(view))
+    taken, acted = drive(env, view, keep_alive(view))
     assert acted and env.player.inventory["drink"] == 9
     assert taken.count("do") >= 7
 
@@ -119,8 +88,8 @@ def test_guard_fights_an_adjacent_zombie_until_it_is_gone(env):
     zombie = objects.Zombie(env.world, np.array((x + 1, y)), env.player)
     env.world.add(zombie)
     env.refresh()
-    view = _view(env)
-    taken, fought = _drive(env, view, guard(view))
+    view = view_of(env)
+    taken, fought = drive(env, view, guard(view))
     assert fought and taken[0] == "move_right" and taken.count("do") == 5
     assert zombie not in set(env.world.objects)
 
@@ -135,7 +104,7 @@ def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
     env.player.inventory["wood_pickaxe"] = 1
     env._env._world.daylight = 0.1
     env.refresh()
-    view = _view(env)
+    view = view_of(env)
     index = {a: i for i, a in enumerate(actions())}
     gen = keep_alive(view)
     taken = []
@@ -170,7 +139,7 @@ def test_a_zombie_in_the_doorway_is_no_wall(env):
     zombie = objects.Zombie(env.world, np.array((x + 1, y)), env.player)
     env.world.add(zombie)
     env.refresh()
-    view = _view(env)
+    view = view_of(env)
     assert not _sealed(view)
     env.world.remove(zombie)
     env.refresh()
@@ -190,13 +159,13 @@ def test_keep_alive_eats_a_cow_in_view_once_food_is_below_seven(env):
     env.world.add(cow)
     env.player.inventory["food"] = 8
     env.refresh()
-    view = _view(env)
-    taken, acted = _drive(env, view, keep_alive(view))
+    view = view_of(env)
+    taken, acted = drive(env, view, keep_alive(view))
     assert not acted and taken == []  # fed enough: the cow is left alone
     env.player.inventory["food"] = 6
     env.refresh()
-    view = _view(env)
-    taken, acted = _drive(env, view, keep_alive(view))
+    view = view_of(env)
+    taken, acted = drive(env, view, keep_alive(view))
     assert acted and env.player.achievements["eat_cow"] == 1
     assert env.player.inventory["food"] >= 9 - 1
 
@@ -209,11 +178,11 @@ def test_explore_searches_beside_the_preferred_material_first(env):
         for dy in range(-12, 13):
             env.world[(x + dx, y + dy)] = "stone"
     env.refresh()
-    view = _view(env)
+    view = view_of(env)
     # the unseen beyond the grass north and south is 4 steps away, beyond the stone 5 (mined)
-    taken, _ = _drive(env, view, explore(view, 1))
+    taken, _ = drive(env, view, explore(view, 1))
     assert taken == ["move_up"] or taken == ["move_down"], taken
     _teleport(env, 0, -1 if taken == ["move_up"] else 1)  # back where it started
-    view = _view(env)
-    taken, _ = _drive(env, view, explore(view, 5, ("stone",), ("stone", "path")))
+    view = view_of(env)
+    taken, _ = drive(env, view, explore(view, 5, ("stone",), ("stone", "path")))
     assert taken[:3] == ["move_left"] * 3, taken  # to the mountains first

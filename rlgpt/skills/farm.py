@@ -1,0 +1,287 @@
+"""Growing a plant for coded actions: a sapling ripens only after about 300 steps near the
+player, and a zombie, skeleton or cow next to it kills it. So it grows in a pen: a straight
+corridor of four cells, entrance e, room cells q and a, and the plant's grass cell p at the end,
+every other neighbour of q, a and p walled (trees, water and stone as they are; placed stones or
+tables where there are none). crafter has no turn action (a move toward an open cell steps onto
+it), so the player walks e -> q -> a, back to q (now facing e), walls e, steps to a (facing p)
+and plants: it ends sealed in a two-cell room, facing the plant, where nothing can reach either.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from rlgpt.skills.navigate import Action, approach, follow_path, go_to, guard, route
+from rlgpt.skills.survival import _PASSING, _sealed
+from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+
+Cell = tuple[int, int]
+# walkable ground, maybe with a creature or the player on it (it needs a wall)
+_OPEN = (*WALKABLE, *_PASSING, "player")
+_BAD = ("unknown", "none", "lava", "plant")  # unseen, off the map, deadly, or someone's plant
+REACH = 12  # how far (cells from the player) a pen site may lie
+
+
+def _add(a: Cell, b: Cell, k: int = 1) -> Cell:
+    return a[0] + k * b[0], a[1] + k * b[1]
+
+
+def pen_cells(p: Cell, d: Cell) -> tuple[list[Cell], list[Cell]]:
+    """([p, a, q, e], walls) of the pen whose plant cell is p and whose way in runs along d
+    (from p toward the entrance). Cells in any frame (relative or world)."""
+    side = (d[1], d[0])
+    a, q, e = _add(p, d), _add(p, d, 2), _add(p, d, 3)
+    walls = [_add(p, d, -1), *(_add(c, side, s) for c in (p, a, q) for s in (1, -1))]
+    return [p, a, q, e], walls
+
+
+def _cost(view: ObsView, p: Cell, d: Cell) -> int | None:
+    """Walls still to place for the pen at (p, d), the entrance's included; None if it cannot
+    be built there (p neither grass nor a plant, the corridor blocked, a wall cell unseen or
+    lava)."""
+    (_, a, q, e), walls = pen_cells(p, d)
+    if view.remembered_at(*p) not in ("grass", "plant", *_PASSING, "player"):
+        return None  # (one standing on p stands on the grass it was chosen for)
+    if any(view.remembered_at(*c) not in _OPEN for c in (a, q, e)):
+        return None
+    names = [view.remembered_at(*w) for w in walls]
+    if any(n in _BAD for n in names):
+        return None
+    return 1 + sum(n in _OPEN for n in names)
+
+
+def _distances(view: ObsView, reach: int) -> dict[Cell, int]:
+    """Steps from the player to every remembered walkable cell within `reach`."""
+    dist = {(0, 0): 0}
+    todo = deque([(0, 0)])
+    while todo:
+        cur = todo.popleft()
+        for m in MOVES:
+            nxt = _add(cur, m)
+            if nxt in dist or max(abs(nxt[0]), abs(nxt[1])) > reach:
+                continue
+            if view.remembered_at(*nxt) in _OPEN:
+                dist[nxt] = dist[cur] + 1
+                todo.append(nxt)
+    return dist
+
+
+def pen_site(view: ObsView, reach: int = REACH) -> tuple[Cell, Cell] | None:
+    """(p, d) of the cheapest pen within `reach` (relative cells): fewest walls to place, then
+    nearest; water beside the room counts as a wall's worth (the player drinks from inside),
+    a plant already growing on p as two (it ripens sooner). Grass for p only with a sapling
+    held."""
+    dist = _distances(view, reach)
+    best, score = None, 1 << 30
+    sapling = view.inventory["sapling"] > 0
+    for e, steps in dist.items():
+        for d in MOVES:
+            p = _add(e, d, -3)
+            cost = _cost(view, p, d)
+            growing = view.remembered_at(*p) == "plant"
+            if cost is None or not (growing or sapling):
+                continue
+            side = (d[1], d[0])
+            water = any(view.remembered_at(*_add(c, side, s)) == "water"
+                        for c in (_add(p, d), _add(p, d, 2)) for s in (1, -1))  # fmt: skip
+            s = 8 * cost + steps - (8 if water else 0) - (16 if growing else 0)
+            if s < score:
+                best, score = (p, d), s
+    return best
+
+
+def _material(view: ObsView) -> str | None:
+    if view.inventory["stone"] > 0:
+        return "place_stone"
+    return "place_table" if view.inventory["wood"] >= 2 else None
+
+
+def _rel(view: ObsView, world: Cell) -> Cell:
+    return world[0] - view.position[0], world[1] - view.position[1]
+
+
+def _wall(view: ObsView, x: Cell) -> Action:
+    """Place a stone or table on cell x (relative; walkable now): step onto a neighbour y of x
+    from the cell z beyond it, so the player faces x, and place. False when no such y and z
+    can be reached (nothing was done), else True (placed, or interrupted on the way)."""
+    x_world = _add(view.position, x)
+    options = []
+    for m in MOVES:
+        y, z = _add(x, m), _add(x, m, 2)
+        if view.remembered_at(*y) in WALKABLE and view.remembered_at(*z) in WALKABLE:
+            options.append((abs(z[0]) + abs(z[1]), m, _add(view.position, z)))
+    for _, m, z_world in sorted(options):
+        z = _rel(view, z_world)
+        path = [] if z == (0, 0) else route(view, {z})
+        if path is None:
+            continue
+        if (yield from follow_path(view, path)):
+            yield MOVES[(-m[0], -m[1])]  # from z onto y: facing x
+            action = _material(view)
+            if view.facing == _rel(view, x_world) and view.position == _add(x_world, m):
+                yield action or "noop"
+        return True
+    return False
+
+
+def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], bool]) -> Action:
+    """Collect from the nearest `name` (tree or stone) seen this episode that is not in `keep`
+    (world cells: the pen's own walls) until `enough()`. False when none can be reached."""
+    for _ in range(24):
+        if enough():
+            return True
+        seen = view.remembered(name) or view.cells(name)
+        targets = [c for c in seen if _add(view.position, c) not in keep][:64]
+        if not targets:
+            return False
+        beside = [c for c in targets if abs(c[0]) + abs(c[1]) == 1]
+        if beside:
+            if view.facing != beside[0]:
+                yield MOVES[beside[0]]  # no floor: this only turns
+            if not (yield from guard(view)):
+                yield "do"  # a tree leaves grass, a stone a path
+            continue
+        path = route(view, {_add(t, m) for t in targets for m in MOVES})
+        if not path:
+            return False
+        yield from follow_path(view, path)
+    return enough()
+
+
+def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
+    """Enough for `walls` walls (at most what the inventory holds): stone with a pickaxe,
+    else wood, 2 a table. False when neither can be reached."""
+
+    def stones() -> bool:
+        return view.inventory["stone"] >= min(walls, 9)
+
+    def wood() -> bool:
+        return view.inventory["wood"] >= min(2 * (walls - view.inventory["stone"]), 8)
+
+    if stones() or wood():
+        return True
+    if view.inventory["wood_pickaxe"] > 0 and (yield from _harvest(view, "stone", keep, stones)):
+        return True
+    return (yield from _harvest(view, "tree", keep, wood))
+
+
+def _top_up(view: ObsView) -> Action:
+    """Before the player walls itself in for ~300 steps: below 8, drink to full at water seen
+    this episode; below 7 food, eat a cow in view. True when it did nothing (ready to seal)."""
+    ready = True
+    seen = view.cells("water") or view.remembered("water")
+    if view.inventory["drink"] < 8 and seen and (yield from go_to(view, "water")):
+        while view.facing_name == "water" and view.inventory["drink"] < 9:
+            yield "do"
+        ready = False
+    if view.inventory["food"] < 7 and view.cells("cow"):
+        eaten = view.achievements["eat_cow"]
+        for _ in range(30):
+            if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
+                break
+            yield "do"
+        ready = False
+    return ready
+
+
+def _wait(view: ObsView) -> Action:
+    """Sealed in, facing the plant: sleep when tired (safe here, and thirst and hunger slow
+    down), drink from water beside the player, else hit the plant (eaten once ripe)."""
+    water = [m for m in MOVES if view.at(*m) == "water"]
+    if view.inventory["drink"] < 6 and water:
+        yield MOVES[water[0]]  # water is no floor: this only turns
+        while view.facing_name == "water" and view.inventory["drink"] < 9:
+            yield "do"
+        return
+    if view.inventory["energy"] < 9:
+        yield "sleep"
+    else:
+        yield "do"
+
+
+def grow_plant(view: ObsView) -> Action:
+    """Eat a plant ripe: hit each plant in view once (one may be ripe), then wall a pen (see
+    the module's doc) around a plant growing in view, or around grass where it plants the
+    sapling it holds, and stay sealed in with it, sleeping, drinking and hitting it, until it
+    is eaten. Gathers wood for tables when there are too few stones. Returns True once eaten;
+    False when it cannot go on (no sapling and no plant, no pen site or no tree seen: get a
+    sapling or explore, then call it again). A generator: `ok = yield from grow_plant(view)`."""
+    start = view.achievements["eat_plant"]
+    tried: set[Cell] = set()  # plants in view hit once: one may be ripe already
+    fed: list[bool] = []
+    chosen: list[tuple[Cell, Cell]] = []  # the pen site (world p, d): kept while it can be built
+    while view.achievements["eat_plant"] == start:
+        plants = [m for m in MOVES if view.at(*m) == "plant"]
+        if plants and _sealed(view):
+            if view.facing in plants:
+                yield from _wait(view)
+            else:
+                yield MOVES[plants[0]]  # the plant is no floor: this only turns
+            continue
+        if _sealed(view) and view.facing_name == "grass" and view.inventory["sapling"] > 0:
+            yield "place_plant"
+            continue
+        untried = [c for c in view.cells("plant") if _add(view.position, c) not in tried]
+        if untried:
+            tried.add(_add(view.position, untried[0]))
+            if (yield from approach(view, "plant")):
+                yield "do"
+            continue
+        if not chosen or _cost(view, *_site_rel(view, chosen[-1])) is None:
+            site = pen_site(view)
+            if site is None:
+                return False
+            chosen.append((_add(view.position, site[0]), site[1]))
+        if not (yield from _build(view, *_site_rel(view, chosen[-1]), fed)):
+            return False
+    return True
+
+
+def _site_rel(view: ObsView, site: tuple[Cell, Cell]) -> tuple[Cell, Cell]:
+    return _rel(view, site[0]), site[1]
+
+
+def _build(view: ObsView, p: Cell, d: Cell, fed: list[bool]) -> Action:
+    """Wall the pen at (p, d) and step in; True when sealed in at a facing p (or after progress
+    worth a new look), False when it cannot go on. Before sealing, drinks and eats up once
+    (`fed` holds True after that)."""
+    world = [_add(view.position, c) for c in pen_cells(p, d)[0]]
+    walls_world = [_add(view.position, w) for w in pen_cells(p, d)[1]]
+    todo = [w for w in walls_world if view.remembered_at(*_rel(view, w)) in _OPEN]
+    if not (yield from _gather(view, len(todo) + 1, {*world, *walls_world})):
+        return False
+    if todo:
+        todo.sort(key=lambda w: abs(_rel(view, w)[0]) + abs(_rel(view, w)[1]))
+        if _material(view) is None:
+            return True  # gathered what it could; the next look gathers more
+        for wall in todo:  # nearest first; placed or interrupted: look again
+            if (yield from _wall(view, _rel(view, wall))):
+                return True
+        return False  # no wall can be reached from here
+    if _material(view) is None:
+        return True
+    if not fed and not (yield from _top_up(view)):
+        fed.append(True)
+        return True  # it walked away to drink or eat: look again
+    _, a, q, e = world
+    inward = (-d[0], -d[1])
+    path = [] if _rel(view, e) == (0, 0) else route(view, {_rel(view, e)})
+    if path is None or not (yield from follow_path(view, path)):
+        return False
+    for cell in (q, a):  # e -> q -> a: into the corridor
+        yield MOVES[inward]
+        if view.position != cell:
+            return True
+    yield MOVES[d]  # back to q, facing e
+    if view.position != q:
+        return True
+    for _ in range(6):
+        if (yield from guard(view)):  # one followed in: fight it in the doorway
+            continue
+        action = _material(view)
+        if view.at(*d) not in _OPEN or action is None:
+            break
+        yield action
+    yield MOVES[inward]  # onto a, facing p
+    return True

@@ -1,0 +1,83 @@
+"""grow_plant's pen on real Crafter worlds arranged by hand: where it builds, that it walls the
+plant and the player in, and that the plant ripens there and is eaten."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlgpt.skills.farm import _cost, grow_plant, pen_cells, pen_site
+from tests.support.world import drive, grass_plain, view_of
+
+CLOSED = ("tree", "water", "stone", "table")
+
+
+@pytest.fixture
+def env():
+    return grass_plain(seed=3)
+
+
+def test_a_pen_is_a_corridor_of_four_cells_and_seven_walls():
+    cells, walls = pen_cells((0, 0), (0, 1))  # plant at the origin, the way in below it
+    assert cells == [(0, 0), (0, 1), (0, 2), (0, 3)]
+    assert sorted(walls) == sorted([(0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, 2), (-1, 2)])
+
+
+def test_the_site_with_walls_already_standing_wins(env):
+    """On open grass a pen needs 8 placed walls (7 and the entrance); two rows of trees that
+    leave a corridor open at one end need only the entrance, so that site is chosen."""
+    x, y = (int(v) for v in env.player.pos)
+    view = view_of(env)
+    assert _cost(view, (0, -2), (0, 1)) == 8
+    for dy in range(-1, 3):  # corridor cells (3, -1)..(3, 2), open at the bottom end (3, 3)
+        env.world[(x + 2, y + dy)] = "tree"
+        env.world[(x + 4, y + dy)] = "tree"
+    env.world[(x + 3, y - 2)] = "tree"
+    env.refresh()
+    view = view_of(env)
+    assert _cost(view, (3, -1), (0, 1)) == 1
+    assert pen_site(view) is None  # no sapling to plant, no plant growing: nothing to pen
+    env.player.inventory["sapling"] = 1
+    env.refresh()
+    view = view_of(env)
+    assert pen_site(view) == ((3, -1), (0, 1))
+
+
+def test_grow_plant_walls_a_pen_plants_and_eats_the_plant_ripe(env):
+    """With a sapling and a wood pickaxe on open grass, stone and water in view: it mines
+    stone, walls a pen, seals itself in with the plant, waits ~300 steps and eats it."""
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(2, 5):
+        for dy in range(-4, -1):
+            env.world[(x + dx, y + dy)] = "stone"
+    for dx in range(2, 5):
+        env.world[(x + dx, y + 4)] = "water"
+    env.player.inventory["sapling"] = 1
+    env.player.inventory["wood_pickaxe"] = 1
+    env.refresh()
+    view = view_of(env)
+    taken, eaten = drive(env, view, grow_plant(view), limit=900)
+    assert eaten is True and env.player.achievements["eat_plant"] == 1
+    assert taken.count("place_plant") == 1 and "place_stone" in taken
+    first_plant = taken.index("place_plant")
+    assert len(taken) - first_plant > 300  # a sapling ripens in ~300 steps, not sooner
+    px, py = (int(v) for v in env.player.pos)
+    fx, fy = (int(v) for v in env.player.facing)
+    assert type(env.world[(px + fx, py + fy)][1]).__name__ == "Plant"
+    assert len(_room(env, (px, py))) == 2  # sealed: the player's cell and the one behind
+    plant = (px + fx, py + fy)
+    sides = [(dx, dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)) if (dx, dy) != (-fx, -fy)]
+    assert all(env.world[(plant[0] + dx, plant[1] + dy)][0] in CLOSED for dx, dy in sides)
+    assert env.player.health > 0
+
+
+def _room(env, start: tuple[int, int]) -> set[tuple[int, int]]:
+    """The walkable cells reachable from `start` (up to 50: open ground)."""
+    seen, todo = {start}, [start]
+    while todo and len(seen) < 50:
+        x, y = todo.pop()
+        for nxt in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            mat, obj = env.world[nxt]
+            if nxt not in seen and mat in ("grass", "sand", "path") and obj is None:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
