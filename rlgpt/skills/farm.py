@@ -70,8 +70,8 @@ def _distances(view: ObsView, reach: int) -> dict[Cell, int]:
 def pen_site(view: ObsView, reach: int = REACH) -> tuple[Cell, Cell] | None:
     """(p, d) of the cheapest pen within `reach` (relative cells): fewest walls to place, then
     nearest; water beside the room counts as a wall's worth (the player drinks from inside),
-    a plant already growing on p as two (it ripens sooner). Grass for p only with a sapling
-    held."""
+    a plant already growing on p as two (it ripens sooner), each path cell within 4 of p (where
+    skeletons walk and shoot) as a quarter of one. Grass for p only with a sapling held."""
     dist = _distances(view, reach)
     best, score = None, 1 << 30
     sapling = view.inventory["sapling"] > 0
@@ -85,7 +85,9 @@ def pen_site(view: ObsView, reach: int = REACH) -> tuple[Cell, Cell] | None:
             side = (d[1], d[0])
             water = any(view.remembered_at(*_add(c, side, s)) == "water"
                         for c in (_add(p, d), _add(p, d, 2)) for s in (1, -1))  # fmt: skip
-            s = 8 * cost + steps - (8 if water else 0) - (16 if growing else 0)
+            tunnels = sum(view.remembered_at(p[0] + i, p[1] + j) == "path"
+                          for i in range(-4, 5) for j in range(-4, 5))  # fmt: skip
+            s = 8 * cost + steps - (24 if water else 0) - (16 if growing else 0) + 2 * tunnels
             if s < score:
                 best, score = (p, d), s
     return best
@@ -151,7 +153,7 @@ def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], boo
 
 def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
     """Enough for `walls` walls (at most what the inventory holds): stone with a pickaxe,
-    else wood, 2 a table. False when neither can be reached."""
+    else wood, 2 a table. False when neither can be reached and nothing for a wall is held."""
 
     def stones() -> bool:
         return view.inventory["stone"] >= min(walls, 9)
@@ -163,7 +165,7 @@ def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
         return True
     if view.inventory["wood_pickaxe"] > 0 and (yield from _harvest(view, "stone", keep, stones)):
         return True
-    return (yield from _harvest(view, "tree", keep, wood))
+    return (yield from _harvest(view, "tree", keep, wood)) or _material(view) is not None
 
 
 def _top_up(view: ObsView) -> Action:
