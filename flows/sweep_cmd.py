@@ -87,7 +87,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     mlflow_run = tracking.start_sweep(params, sweep_id, grid)
     env = {"PREFECT_API_URL": server.url, "PREFECT_HOME": os.environ["PREFECT_HOME"]}
-    env |= {k: os.environ[k] for k in NANNY_ENV if k in os.environ}  # ours, not the nanny's
+    # ours, not the nanny's: read before the flow starts a LocalCluster, whose nannies leave
+    # their values in this process's environment (os.environ.update before each spawn)
+    env |= {k: os.environ[k] for k in NANNY_ENV if k in os.environ}
     specs = [s.model_copy(update={"sets": [*s.sets, f"tracking.parent_run={mlflow_run}"]})
              for s in specs]  # fmt: skip
     where = runners.describe(params.scale)
