@@ -8,8 +8,9 @@ PPO on primitives (CPU-bound: the worst case for two runs sharing a machine); `d
 sweep a user runs, `rlgpt sweep --tasks ... --seeds 2 --iterations 2` with the default params
 (coded actions in sandboxed workers from the first iteration's end on).
 
-    python benchmarks/scaling.py                 # ~40 min here (2026-12-01)
+    python benchmarks/scaling.py                 # ~45 min here (2026-12-01)
     python benchmarks/scaling.py --quick         # half the samples, 10k-sample short sweep
+    python benchmarks/scaling.py --no-trainings --sweep short     # ~11 min: 2 rounds, a kill
     python benchmarks/scaling.py --no-trainings --sweep default --no-kill   # ~20 min
 
 Trainings run in fresh processes (rlgpt's OpenMP settings in place before torch loads), each
