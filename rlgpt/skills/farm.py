@@ -118,11 +118,13 @@ def _wall(view: ObsView, x: Cell) -> Action:
         path = [] if z == (0, 0) else route(view, {z})
         if path is None:
             continue
-        if (yield from follow_path(view, path)):
-            yield MOVES[(-m[0], -m[1])]  # from z onto y: facing x
-            action = _material(view)
-            if view.facing == _rel(view, x_world) and view.position == _add(x_world, m):
-                yield action or "noop"
+        if not (yield from follow_path(view, path)):
+            yield "noop"  # blocked on the way (a creature may have moved nothing yet): wait
+            return True
+        yield MOVES[(-m[0], -m[1])]  # from z onto y: facing x
+        action = _material(view)
+        if view.facing == _rel(view, x_world) and view.position == _add(x_world, m):
+            yield action or "noop"
         return True
     return False
 
@@ -147,7 +149,8 @@ def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], boo
         path = route(view, {_add(t, m) for t in targets for m in MOVES})
         if not path:
             return False
-        yield from follow_path(view, path)
+        if not (yield from follow_path(view, path)):
+            yield "noop"  # blocked on the way: let the world move on
     return enough()
 
 
@@ -256,13 +259,13 @@ def _build(view: ObsView, p: Cell, d: Cell, fed: list[bool]) -> Action:
     if todo:
         todo.sort(key=lambda w: abs(_rel(view, w)[0]) + abs(_rel(view, w)[1]))
         if _material(view) is None:
-            return True  # gathered what it could; the next look gathers more
+            return False  # nothing to build with (_gather says so first)
         for wall in todo:  # nearest first; placed or interrupted: look again
             if (yield from _wall(view, _rel(view, wall))):
                 return True
         return False  # no wall can be reached from here
     if _material(view) is None:
-        return True
+        return False
     if not fed and not (yield from _top_up(view)):
         fed.append(True)
         return True  # it walked away to drink or eat: look again
