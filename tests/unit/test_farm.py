@@ -81,3 +81,32 @@ def _room(env, start: tuple[int, int]) -> set[tuple[int, int]]:
                 seen.add(nxt)
                 todo.append(nxt)
     return seen
+
+
+def test_sealed_in_it_drinks_from_water_beside_the_room_and_turns_back(env):
+    """In a finished pen with water as one wall: thirsty, it turns to the water (no step: water
+    is no floor), drinks to full, turns back to the plant, and never leaves the room."""
+    import crafter.objects as objects
+    import numpy as np
+
+    from rlgpt.envs.recipes import actions
+    from rlgpt.skills.runtime import view_state
+
+    x, y = (int(v) for v in env.player.pos)
+    for cell in ((x, y - 2), (x - 1, y - 1), (x + 1, y - 1), (x - 1, y), (x - 1, y + 1),
+                 (x + 1, y + 1), (x, y + 2)):  # fmt: skip
+        env.world[cell] = "stone"
+    env.world[(x + 1, y)] = "water"
+    env.world.add(objects.Plant(env.world, np.array((x, y - 1))))
+    env.player.facing = (0, -1)
+    env.player.inventory["drink"] = 3
+    env.refresh()
+    view = view_of(env)
+    gen, index, taken = grow_plant(view), {a: i for i, a in enumerate(actions())}, []
+    while len(taken) < 20 and not (taken and taken[-1] == "move_up"):
+        taken.append(next(gen))
+        _, _, _, _, info = env.step(index[taken[-1]])
+        view.update(view_state(env, info))
+    assert taken[0] == "move_right" and taken.count("do") >= 6, taken
+    assert env.player.inventory["drink"] == 9 and tuple(env.player.pos) == (x, y)
+    assert tuple(env.player.facing) == (0, -1)  # back to the plant
