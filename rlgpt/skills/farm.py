@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
-from rlgpt.skills.navigate import Action, approach, follow_path, go_to, guard, route
-from rlgpt.skills.survival import _PASSING, _sealed
+from rlgpt.skills.navigate import Action, approach, follow_path, guard, route
+from rlgpt.skills.survival import _PASSING, _sealed, drink_up, eat_cow_in_view
 from rlgpt.skills.view import MOVES, WALKABLE, ObsView
 
 Cell = tuple[int, int]
@@ -174,20 +174,9 @@ def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
 def _top_up(view: ObsView) -> Action:
     """Before the player walls itself in for ~300 steps: below 8, drink to full at water seen
     this episode; below 7 food, eat a cow in view. True when it did nothing (ready to seal)."""
-    ready = True
-    seen = view.cells("water") or view.remembered("water")
-    if view.inventory["drink"] < 8 and seen and (yield from go_to(view, "water")):
-        while view.facing_name == "water" and view.inventory["drink"] < 9:
-            yield "do"
-        ready = False
-    if view.inventory["food"] < 7 and view.cells("cow"):
-        eaten = view.achievements["eat_cow"]
-        for _ in range(30):
-            if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
-                break
-            yield "do"
-        ready = False
-    return ready
+    drank = yield from drink_up(view, 8)
+    ate = yield from eat_cow_in_view(view)
+    return not (drank or ate)
 
 
 def _wait(view: ObsView) -> Action:

@@ -98,24 +98,14 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
     acted = False
     dusk = view.daylight < DUSK
     thirst = 7 if dusk else 4  # before a night in a shelter, drink up
-    thirsty = view.inventory["drink"] < thirst and (view.cells("water") or view.remembered("water"))
-    if thirsty and (yield from go_to(view, "water", dig)):
-        while view.inventory["drink"] < 9 and view.facing_name == "water":
-            yield "do"
-            acted = True
+    acted = (yield from drink_up(view, thirst, dig)) or acted
     if view.inventory["food"] < 4 and not dusk and not view.cells("cow"):
         for _ in range(8):  # hungry: look for cows on the grass (up to ~50 steps)
             yield from explore(view, 6, dig, ("grass",))
             acted = True
             if view.cells("cow"):
                 break
-    if view.inventory["food"] < 7 and view.cells("cow"):  # a meal worth the few steps
-        eaten = view.achievements["eat_cow"]
-        for _ in range(40):
-            if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
-                break
-            yield "do"
-            acted = True
+    acted = (yield from eat_cow_in_view(view)) or acted  # a meal worth the few steps
     if dusk and (yield from shelter(view, dig)):  # night: wait, walled in
         while _sealed(view) and (view.daylight < DAWN or _zombie_near(view)):
             yield "sleep" if view.inventory["energy"] < 9 else "noop"
@@ -126,6 +116,33 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
             yield "sleep"
         acted = True
     return acted
+
+
+def drink_up(view: ObsView, below: int, dig: tuple[str, ...] = ()) -> Action:
+    """Below `below` drink, with water seen this episode: walk to it (mining through `dig`)
+    and drink to full. True if it drank."""
+    seen = view.cells("water") or view.remembered("water")
+    if view.inventory["drink"] >= below or not seen or not (yield from go_to(view, "water", dig)):
+        return False
+    drank = False
+    while view.inventory["drink"] < 9 and view.facing_name == "water":
+        yield "do"
+        drank = True
+    return drank
+
+
+def eat_cow_in_view(view: ObsView, below: int = 7) -> Action:
+    """Below `below` food, with a cow in view: walk up to it and hit it until it is eaten.
+    True if it hit."""
+    if view.inventory["food"] >= below or not view.cells("cow"):
+        return False
+    eaten, hit = view.achievements["eat_cow"], False
+    for _ in range(40):
+        if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
+            break
+        yield "do"
+        hit = True
+    return hit
 
 
 def _zombie_near(view: ObsView) -> bool:
