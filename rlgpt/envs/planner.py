@@ -178,3 +178,14 @@ def climb_steps(target: str) -> list[tuple[str, int]]:
 def is_long(target: str) -> bool:
     """A plan that meets nights and needs survival sub-actions."""
     return bool(survival_steps(target))
+
+
+# Targets that wait out a night however short their plan: a sapling ripens after ~300 steps
+# with the player near (a whole day), in a walled pen (rlgpt/skills/farm.py).
+_WAITS_A_NIGHT = ("eat_plant",)
+
+
+def meets_night(target: str) -> bool:
+    """A plan that meets a night: a long one (is_long), or one whose target waits one out.
+    RL would not explore that far from primitives: the offline author codes every step."""
+    return is_long(target) or target in _WAITS_A_NIGHT

@@ -11,7 +11,14 @@ import json
 import time
 from typing import Any
 
-from rlgpt.envs.planner import climb_steps, effect_of, is_long, precondition_of, survival_steps
+from rlgpt.envs.planner import (
+    climb_steps,
+    effect_of,
+    is_long,
+    meets_night,
+    precondition_of,
+    survival_steps,
+)
 from rlgpt.envs.preconditions import max_energy, requirement
 from rlgpt.envs.recipes import game_data
 from rlgpt.llm.base import LLMReply, LLMRequest
@@ -143,7 +150,7 @@ class OfflineAuthor:
         switch = _to_code(critique)
         subs = []
         # a climb that meets nights is beyond what RL explores from scratch: code every step
-        long = is_long(task["achievement"])
+        long = meets_night(task["achievement"])
         for ach, count in climb_steps(task["achievement"]):
             first = "code" if long or ach.startswith(_CODED_FIRST) else "rl"
             mode = prev_modes.get(ach, first)
@@ -172,11 +179,16 @@ class OfflineAuthor:
         switched = [s.name for s in subs if s.name in switch and prev_modes.get(s.name) == "rl"]
         if switched:
             why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
-        if long:
+        if is_long(task["achievement"]):
             why += (
                 " The plan is long enough to meet nights: every step is coded (RL would"
                 " not explore this far), swords come first, and coded survival actions"
                 " keep the player fed and rested."
+            )
+        elif long:
+            why += (
+                f" '{task['achievement']}' waits out a night (a sapling ripens in ~300 steps):"
+                " every step is coded, as RL would not explore this far."
             )
         return Decomposition(task=task["name"], sub_actions=subs, reasoning=why).model_dump()
 

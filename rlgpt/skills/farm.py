@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
-from rlgpt.skills.navigate import Action, approach, follow_path, guard, route
+from rlgpt.skills.navigate import Action, approach, explore, follow_path, guard, route
 from rlgpt.skills.survival import _PASSING, _sealed, drink_up, eat_cow_in_view
 from rlgpt.skills.view import MOVES, WALKABLE, ObsView
 
@@ -67,11 +67,14 @@ def _distances(view: ObsView, reach: int) -> dict[Cell, int]:
     return dist
 
 
-def pen_site(view: ObsView, reach: int = REACH) -> tuple[Cell, Cell] | None:
+def pen_site(
+    view: ObsView, reach: int = REACH, banned: frozenset[Cell] = frozenset()
+) -> tuple[Cell, Cell] | None:  # fmt: skip
     """(p, d) of the cheapest pen within `reach` (relative cells): fewest walls to place, then
     nearest; water beside the room counts as a wall's worth (the player drinks from inside),
     a plant already growing on p as two (it ripens sooner), each path cell within 4 of p (where
-    skeletons walk and shoot) as a quarter of one. Grass for p only with a sapling held."""
+    skeletons walk and shoot) as a quarter of one. Grass for p only with a sapling held; no p
+    in `banned` (world cells of sites found unbuildable)."""
     dist = _distances(view, reach)
     best, score = None, 1 << 30
     sapling = view.inventory["sapling"] > 0
@@ -79,6 +82,8 @@ def pen_site(view: ObsView, reach: int = REACH) -> tuple[Cell, Cell] | None:
         for d in MOVES:
             p = _add(e, d, -3)
             cost = _cost(view, p, d)
+            if _add(view.position, p) in banned:
+                continue
             growing = view.remembered_at(*p) == "plant"
             if cost is None or not (growing or sapling):
                 continue
@@ -129,6 +134,40 @@ def _wall(view: ObsView, x: Cell) -> Action:
     return False
 
 
+def _placeable(view: ObsView, x: Cell, blocked: set[Cell]) -> bool:
+    """Some neighbour y of x, and the cell z beyond it, are open ground not in `blocked`: the
+    player can step from z onto y, facing x, and place a wall there."""
+    for m in MOVES:
+        cells = (_add(x, m), _add(x, m, 2))
+        if all(c not in blocked and view.remembered_at(*c) in WALKABLE for c in cells):
+            return True
+    return False
+
+
+def wall_order(view: ObsView, todo: list[Cell]) -> list[Cell] | None:
+    """The walls `todo` (relative cells) in an order in which each can still be placed after
+    the ones before it stand (`_placeable`), nearest first where there is a choice; None when
+    no order works (a wall would have to be placed from a cell walled before it)."""
+    key = {x: abs(x[0]) + abs(x[1]) for x in todo}
+    dead: set[frozenset[Cell]] = set()
+
+    def search(left: frozenset[Cell]) -> list[Cell] | None:
+        if not left:
+            return []
+        if left in dead:
+            return None
+        blocked = set(todo) - left
+        for x in sorted(left, key=key.__getitem__):
+            if _placeable(view, x, blocked):
+                rest = search(left - {x})
+                if rest is not None:
+                    return [x, *rest]
+        dead.add(left)
+        return None
+
+    return search(frozenset(todo))
+
+
 def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], bool]) -> Action:
     """Collect from the nearest `name` (tree or stone) seen this episode that is not in `keep`
     (world cells: the pen's own walls) until `enough()`. False when none can be reached."""
@@ -155,8 +194,10 @@ def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], boo
 
 
 def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
-    """Enough for `walls` walls (at most what the inventory holds): stone with a pickaxe,
-    else wood, 2 a table. False when neither can be reached and nothing for a wall is held."""
+    """Something to build a wall with, stone first: a skeleton's arrow breaks a table (it
+    leaves a path). With nothing for a wall held, enough for `walls` walls (at most what the
+    inventory holds): stone with a pickaxe, else wood, 2 a table. False when neither can be
+    reached and nothing for a wall is held."""
 
     def stones() -> bool:
         return view.inventory["stone"] >= min(walls, 9)
@@ -164,9 +205,11 @@ def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
     def wood() -> bool:
         return view.inventory["wood"] >= min(2 * (walls - view.inventory["stone"]), 8)
 
-    if stones() or wood():
-        return True
+    if view.inventory["stone"] > 0:
+        return True  # build with what is held; gather for all the rest once it runs out
     if view.inventory["wood_pickaxe"] > 0 and (yield from _harvest(view, "stone", keep, stones)):
+        return True
+    if view.inventory["stone"] > 0 or view.inventory["wood"] >= 2:
         return True
     return (yield from _harvest(view, "tree", keep, wood)) or _material(view) is not None
 
@@ -205,6 +248,7 @@ def grow_plant(view: ObsView) -> Action:
     tried: set[Cell] = set()  # plants in view hit once: one may be ripe already
     fed: list[bool] = []
     chosen: list[tuple[Cell, Cell]] = []  # the pen site (world p, d): kept while it can be built
+    banned: set[Cell] = set()  # world p of sites whose walls cannot all be placed
     while view.achievements["eat_plant"] == start:
         plants = [m for m in MOVES if view.at(*m) == "plant"]
         if plants and _sealed(view):
@@ -222,12 +266,16 @@ def grow_plant(view: ObsView) -> Action:
             if (yield from approach(view, "plant")):
                 yield "do"
             continue
-        if not chosen or _cost(view, *_site_rel(view, chosen[-1])) is None:
-            site = pen_site(view)
+        stale = not chosen or chosen[-1][0] in banned
+        if stale or _cost(view, *_site_rel(view, chosen[-1])) is None:
+            site = pen_site(view, banned=frozenset(banned))
             if site is None:
                 return False
             chosen.append((_add(view.position, site[0]), site[1]))
-        if not (yield from _build(view, *_site_rel(view, chosen[-1]), fed)):
+        built = yield from _build(view, *_site_rel(view, chosen[-1]), fed)
+        if built is None:
+            banned.add(chosen[-1][0])
+        elif not built:
             return False
     return True
 
@@ -238,21 +286,23 @@ def _site_rel(view: ObsView, site: tuple[Cell, Cell]) -> tuple[Cell, Cell]:
 
 def _build(view: ObsView, p: Cell, d: Cell, fed: list[bool]) -> Action:
     """Wall the pen at (p, d) and step in; True when sealed in at a facing p (or after progress
-    worth a new look), False when it cannot go on. Before sealing, drinks and eats up once
+    worth a new look), False when it cannot go on, None when this site cannot be finished (no
+    order places all its walls, or the next cannot be reached). Explores when there is nothing
+    to build with and no stone or tree is known. Before sealing, drinks and eats up once
     (`fed` holds True after that)."""
     world = [_add(view.position, c) for c in pen_cells(p, d)[0]]
     walls_world = [_add(view.position, w) for w in pen_cells(p, d)[1]]
     todo = [w for w in walls_world if view.remembered_at(*_rel(view, w)) in _OPEN]
+    if wall_order(view, [_rel(view, w) for w in todo]) is None:
+        return None
     if not (yield from _gather(view, len(todo) + 1, {*world, *walls_world})):
-        return False
-    if todo:
-        todo.sort(key=lambda w: abs(_rel(view, w)[0]) + abs(_rel(view, w)[1]))
-        if _material(view) is None:
-            return False  # nothing to build with (_gather says so first)
-        for wall in todo:  # nearest first; placed or interrupted: look again
-            if (yield from _wall(view, _rel(view, wall))):
-                return True
-        return False  # no wall can be reached from here
+        yield from explore(view, 8, prefer=("stone",) if view.inventory["wood_pickaxe"] else ())
+        return True  # nothing to build with, none known: look farther, then look again
+    order = wall_order(view, [_rel(view, w) for w in todo])  # from where gathering left it
+    if order is None:
+        return None
+    if order:  # placed or interrupted: look again; the next one unreachable: another site
+        return True if (yield from _wall(view, order[0])) else None
     if _material(view) is None:
         return False
     if not fed and not (yield from _top_up(view)):
