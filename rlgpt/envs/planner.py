@@ -67,6 +67,9 @@ class _Planner:
             self.ensure(name, self.inv[name] + 1)
         else:
             for pre in _SPECIAL_PREREQS.get(ach, []):
+                kind, _, obj = pre.partition("_")
+                if (kind == "make" and self.inv[obj]) or (kind == "place" and obj in self.stations):
+                    continue  # the tool is held, the sapling planted: not again
                 self.achieve(pre)
             self.steps.append(ach)
 

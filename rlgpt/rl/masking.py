@@ -69,6 +69,9 @@ class ActionMask:
             if n in known and n != target and n.partition("_")[0] in ("make", "place")
         )  # fmt: skip
         self.stations = stations()
+        # what was placed this episode, for the plan from here: stations, and the sapling
+        # (eat_plant's plan places one; grow_plant replants one itself if it dies)
+        self.placeable = self.stations | {"plant"}
         self.caps = {str(k): int(v["max"]) for k, v in game_data()["items"].items()}  # crafter's
         # the materials the whole plan collects: only these are ever capped
         self.plan_items = frozenset(
@@ -95,7 +98,7 @@ class ActionMask:
         """What the rest of the plan still collects ({} when the task has no recipe plan)."""
         if self.target is None:
             return {}
-        built = frozenset(s for s in self.stations if placed.get(f"place_{s}", 0) >= 1)
+        built = frozenset(s for s in self.placeable if placed.get(f"place_{s}", 0) >= 1)
         first = tuple(a for a in self.extra if not self._effect_holds(a, inventory, placed))
         held = {k: v for k, v in inventory.items() if k not in VITALS}
         return still_to_collect(self.target, first, held, built)
@@ -105,7 +108,7 @@ class ActionMask:
         kind, _, obj = name.partition("_")
         if kind == "make":
             return inventory.get(obj, 0) >= 1
-        return kind == "place" and obj in self.stations and placed.get(name, 0) >= 1
+        return kind == "place" and obj in self.placeable and placed.get(name, 0) >= 1
 
     def allowed(self, name: str, inventory: Mapping[str, int], placed: Mapping[str, int],
                 todo: Mapping[str, int]) -> bool:  # fmt: skip
