@@ -127,6 +127,24 @@ def test_plan_masks_keep_only_the_next_unfinished_chain_step_and_survival():
     assert len(_allowed(loose, DIAMOND, {"wood": wood - 1}, {"place_table": 1})) > len(after)
 
 
+def test_after_the_sapling_is_planted_eat_plant_is_the_only_step():
+    """eat_plant's plan carries a pickaxe and a planted sapling: once both are done, the plan
+    from here collects nothing more (not a second sapling, not wood for a second pickaxe)."""
+    plant = [a for a, _ in climb_steps("eat_plant")]
+    assert plant[-3:] == ["collect_sapling", "place_plant", "eat_plant"]
+    rule = ActionMask("eat_plant", plant, [], ordered=True)
+    done = {"collect_wood": 3, "place_table": 1, "make_wood_pickaxe": 1, "collect_sapling": 1}
+    held = {"wood_pickaxe": 1, "sapling": 1}
+    assert _allowed(rule, plant, held, done) == ["place_plant"]
+    planted = {**done, "place_plant": 1}
+    assert rule.to_collect({"wood_pickaxe": 1}, planted) == {}
+    assert _allowed(rule, plant, {"wood_pickaxe": 1}, planted) == ["eat_plant"]
+    # without a sapling and none planted yet, one is collected first
+    assert _allowed(rule, plant, {"wood_pickaxe": 1}, {**done, "collect_sapling": 0}) == [
+        "collect_sapling"
+    ]
+
+
 def test_survival_actions_open_only_when_their_vital_is_needed():
     for ordered in (False, True):
         rule = ActionMask("collect_diamond", DIAMOND, [], ordered=ordered)

@@ -244,6 +244,22 @@ def test_a_long_climb_is_coded_whole_with_swords_first_and_drops_the_primitives(
     assert short.primitive_actions is None
 
 
+def test_eat_plant_waits_out_a_night_so_every_step_is_coded_without_swords(llm, tmp_path):
+    """A short plan whose target waits ~300 steps (a sapling ripening) is coded whole, like a
+    long climb, but without the swords and survival actions of a long one."""
+    plant = get_task("eat_plant")
+    plan = SlowAgent(llm, tmp_path / "slow").decompose(plant, None, None)
+    names = [s.name for s in plan.sub_actions]
+    assert plan.learned() == [] and "collect_sapling" in names
+    assert not any(s.survival for s in plan.sub_actions)
+    assert not any(n.endswith("_sword") for n in names)
+    assert "waits out a night" in plan.reasoning
+    cfg = FastAgent(llm, tmp_path / "fast").rl_config(plant, plan, names, PPOConfig(), 1000)
+    assert cfg.primitive_actions == []
+    short = SlowAgent(llm, tmp_path / "short").decompose(get_task("make_stone_pickaxe"), None, None)
+    assert short.learned() != []  # no night to wait out: search steps are learned first
+
+
 def test_kept_primitives_drop_misspelled_names_and_never_strand_a_learned_sub_goal(first):
     from rlgpt.agents.roles import kept_primitives
     from rlgpt.messages import RLConfig
