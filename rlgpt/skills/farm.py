@@ -74,9 +74,10 @@ def pen_site(
     nearest; water beside the room counts as a wall's worth (the player drinks from inside),
     a plant already growing on p as two (it ripens sooner), each path cell within 4 of p (where
     skeletons walk and shoot) as a quarter of one. Grass for p only with a sapling held; no p
-    in `banned` (world cells of sites found unbuildable)."""
+    in `banned` (world cells of sites found unbuildable), no site whose walls no order can
+    place (`wall_order`)."""
     dist = _distances(view, reach)
-    best, score = None, 1 << 30
+    scored: list[tuple[int, Cell, Cell]] = []
     sapling = view.inventory["sapling"] > 0
     for e, steps in dist.items():
         for d in MOVES:
@@ -93,9 +94,12 @@ def pen_site(
             tunnels = sum(view.remembered_at(p[0] + i, p[1] + j) == "path"
                           for i in range(-4, 5) for j in range(-4, 5))  # fmt: skip
             s = 8 * cost + steps - (24 if water else 0) - (16 if growing else 0) + 2 * tunnels
-            if s < score:
-                best, score = (p, d), s
-    return best
+            scored.append((s, p, d))
+    for _, p, d in sorted(scored):  # the cheapest whose walls can all be placed
+        walls = [w for w in pen_cells(p, d)[1] if view.remembered_at(*w) in _OPEN]
+        if wall_order(view, walls) is not None:
+            return p, d
+    return None
 
 
 def _material(view: ObsView) -> str | None:

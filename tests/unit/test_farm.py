@@ -42,6 +42,28 @@ def test_the_site_with_walls_already_standing_wins(env):
     assert pen_site(view) == ((3, -1), (0, 1))
 
 
+def test_no_site_is_chosen_whose_walls_no_order_can_place(env):
+    """A wall is placed from a neighbour of its cell, stepped onto from the cell beyond. With
+    trees around one wall cell of every pen around a growing plant, the last wall could never
+    be placed: no site is chosen (it was, and the player tried it again every call)."""
+    from crafter import objects
+
+    from rlgpt.skills.farm import _OPEN, wall_order
+
+    x, y = (int(v) for v in env.player.pos)
+    env.world.add(objects.Plant(env.world, (x + 3, y - 1)))
+    env.refresh()
+    assert pen_site(view_of(env)) is not None
+    for dx, dy in ((5, -1), (4, -2), (4, 1)):
+        env.world[(x + dx, y + dy)] = "tree"
+    env.refresh()
+    view = view_of(env)
+    site = ((3, -1), (0, 1))
+    walls = [w for w in pen_cells(*site)[1] if view.remembered_at(*w) in _OPEN]
+    assert _cost(view, *site) == 7 and wall_order(view, walls) is None
+    assert pen_site(view) is None
+
+
 def test_grow_plant_walls_a_pen_plants_and_eats_the_plant_ripe(env):
     """With a sapling and a wood pickaxe on open grass, stone and water in view: it mines
     stone, walls a pen, seals itself in with the plant, waits ~300 steps and eats it."""
