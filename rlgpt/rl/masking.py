@@ -69,9 +69,11 @@ class ActionMask:
             if n in known and n != target and n.partition("_")[0] in ("make", "place")
         )  # fmt: skip
         self.stations = stations()
-        # what was placed this episode, for the plan from here: stations, and the sapling
-        # (eat_plant's plan places one; grow_plant replants one itself if it dies)
-        self.placeable = self.stations | {"plant"}
+        # what was placed this episode, for the plan from here: stations, and objects a
+        # recipe places (the sapling: eat_plant's plan plants one, grow_plant replants it)
+        self.placeable = self.stations | {
+            str(n) for n, info in game_data()["place"].items() if info.get("type") == "object"
+        }
         self.caps = {str(k): int(v["max"]) for k, v in game_data()["items"].items()}  # crafter's
         # the materials the whole plan collects: only these are ever capped
         self.plan_items = frozenset(

@@ -4,8 +4,9 @@ plant and the player in, and that the plant ripens there and is eaten."""
 from __future__ import annotations
 
 import pytest
+from crafter import objects
 
-from rlgpt.skills.farm import _cost, grow_plant, pen_cells, pen_site
+from rlgpt.skills.farm import _OPEN, _cost, grow_plant, pen_cells, pen_site, wall_order
 from tests.support.world import drive, grass_plain, view_of
 
 CLOSED = ("tree", "water", "stone", "table")
@@ -46,10 +47,6 @@ def test_no_site_is_chosen_whose_walls_no_order_can_place(env):
     """A wall is placed from a neighbour of its cell, stepped onto from the cell beyond. With
     trees around one wall cell of every pen around a growing plant, the last wall could never
     be placed: no site is chosen (it was, and the player tried it again every call)."""
-    from crafter import objects
-
-    from rlgpt.skills.farm import _OPEN, wall_order
-
     x, y = (int(v) for v in env.player.pos)
     env.world.add(objects.Plant(env.world, (x + 3, y - 1)))
     env.refresh()
