@@ -85,9 +85,10 @@ def ppo(
 
 
 def pure_code(task: str, seed: int, episodes: int) -> dict[str, Any]:
-    """The reference coded actions called in plan order (the first step whose count is not
-    reached), no learning. Samples to first success: env steps played until an episode first
-    succeeded (nothing is trained)."""
+    """The reference coded actions called in plan order (the first step that params.yaml's
+    action mask allows: with plan masks, the step the plan needs next from what is held and
+    what still stands), no learning. Samples to first success: env steps played until an
+    episode first succeeded (nothing is trained)."""
     from rlgpt.config import EvalParams, load_params
     from rlgpt.llm.offline import write_action
     from rlgpt.messages import RLConfig
@@ -100,8 +101,12 @@ def pure_code(task: str, seed: int, episodes: int) -> dict[str, Any]:
     cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1)
 
     def act(obs: Any, info: dict[str, Any], env: MacroActionWrapper) -> int:
-        todo = [a for a, n in steps if info["achievements"].get(a, 0) < n] or [steps[-1][0]]
-        return env.index_of(todo[0])
+        if params.train.action_masking == "off":
+            todo = [a for a, n in steps if info["achievements"].get(a, 0) < n]
+        else:
+            ok = env.action_masks()
+            todo = [a for a, _ in steps if ok[env.index_of(a)]]
+        return env.index_of((todo or [steps[-1][0]])[0])
 
     t0 = time.perf_counter()
     report, table = evaluate(

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from rlgpt.envs.fast import FastCrafter
-from rlgpt.envs.recipes import game_data, semantic_names
+from rlgpt.envs.recipes import game_data, semantic_names, stations
 from rlgpt.envs.tasks import get_task
 from rlgpt.messages import TaskSpec
 
@@ -48,6 +48,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         )
         self._obj_ids = {cls: i for cls, i in self._env._sem_view._obj_ids.items()}
         self._items = list(game_data()["items"])
+        self._stations = sorted(stations())
         self._levels = np.arange(1, _THERMO + 1, dtype=np.float32)[None, :]
         self._n_ids = len(semantic_names())
         self._eye = np.eye(self._n_ids, dtype=np.float32)
@@ -117,6 +118,12 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
             "success": raw["achievements"].get(self.task.achievement, 0) > 0,
         }
         return info
+
+    def standing(self) -> dict[str, bool]:
+        """For each station (table, furnace): whether one still stands in the world. A
+        skeleton's arrow turns one into a path, and the place_* achievement count stays."""
+        mats, ids = self.world._mat_map, self.world._mat_ids
+        return {s: bool((mats == ids[s]).any()) for s in self._stations}
 
     def _symbolic(self, info: dict[str, Any]) -> np.ndarray:
         window = self.local_window()

@@ -39,3 +39,13 @@ def semantic_id(name: str) -> int:
 
 def achievements() -> list[str]:
     return list(game_data()["achievements"])
+
+
+@functools.cache
+def stations() -> frozenset[str]:
+    """Materials that recipes need nearby (table, furnace): placed once, used by many."""
+    data = game_data()
+    return frozenset(
+        str(s) for section in ("make", "place") for info in data[section].values()
+        for s in info.get("nearby", ())
+    )  # fmt: skip

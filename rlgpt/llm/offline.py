@@ -20,7 +20,7 @@ from rlgpt.envs.planner import (
     survival_steps,
 )
 from rlgpt.envs.preconditions import max_energy, requirement
-from rlgpt.envs.recipes import game_data
+from rlgpt.envs.recipes import game_data, stations
 from rlgpt.llm.base import LLMReply, LLMRequest
 from rlgpt.messages import (
     CodedAction,
@@ -45,11 +45,6 @@ def _diggable() -> dict[str, dict[str, int]]:
     return {m: r for m, r in keep.items() if collect[m]["leaves"] == "path"}
 
 
-def _stations() -> set[str]:
-    """What recipes need nearby (table, furnace): one close by is enough."""
-    return {s for info in game_data()["make"].values() for s in info["nearby"]}
-
-
 def _companions(station: str) -> tuple[str, ...]:
     """Stations that some recipe needs next to `station` (a furnace goes beside the table)."""
     out: list[str] = []
@@ -70,7 +65,7 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         tpl, doc = "place", f"Place a {name} in front of the player."
         values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach,
                    "beside": _companions(name), "station": name,
-                   "one": name in _stations()}  # fmt: skip
+                   "one": name in stations()}  # fmt: skip
     elif kind == "make" and name in data["make"] and revised:
         info = data["make"][name]
         costs = {st: data["place"][st]["uses"] for st in info["nearby"]}

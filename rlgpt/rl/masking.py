@@ -26,7 +26,7 @@ import numpy as np
 
 from rlgpt.envs.planner import SURVIVAL, is_plannable, still_to_collect
 from rlgpt.envs.preconditions import requirement
-from rlgpt.envs.recipes import achievements, game_data
+from rlgpt.envs.recipes import achievements, game_data, stations
 from rlgpt.skills.runtime import VITALS
 
 # survival sub-action -> (its vital, the highest value at which it may be called): a cow gives
@@ -35,16 +35,6 @@ from rlgpt.skills.runtime import VITALS
 NEED: dict[str, tuple[str, int]] = {
     "collect_drink": ("drink", 6), "eat_cow": ("food", 6), "wake_up": ("energy", 3),
 }  # fmt: skip
-
-
-def stations() -> frozenset[str]:
-    """Objects that recipes need nearby (table, furnace)."""
-    data = game_data()
-    out: set[str] = set()
-    for section in ("make", "place"):
-        for info in data[section].values():
-            out.update(str(s) for s in info.get("nearby", ()))
-    return frozenset(out)
 
 
 class ActionMask:
@@ -147,8 +137,13 @@ class ActionMask:
         return placed.get(name, 0) >= 1
 
     def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
-                 disabled: Callable[[str], bool]) -> np.ndarray:  # fmt: skip
-        """The mask over the whole action space (primitives first)."""
+                 disabled: Callable[[str], bool],
+                 standing: Mapping[str, bool] | None = None) -> np.ndarray:  # fmt: skip
+        """The mask over the whole action space (primitives first). `standing`: whether each
+        station still stands (CrafterEnv.standing); one that was placed and is gone (an arrow
+        turns a table into a path) counts as not placed, so its place_* step comes back."""
+        if standing:
+            achieved = {**achieved, **{f"place_{s}": 0 for s, up in standing.items() if not up}}
         todo = self.to_collect(inventory, achieved)
         ok = {n: self.allowed(n, inventory, achieved, todo) and not disabled(n) for n in self.names}
         if self.ordered:

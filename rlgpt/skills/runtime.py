@@ -32,11 +32,12 @@ def items(inventory: dict[str, int]) -> dict[str, int]:
 
 
 class MaskRule(Protocol):
-    """The action mask for an inventory, this episode's achievements and a test of whether a
-    coded action is disabled (rlgpt.rl.masking.ActionMask)."""
+    """The action mask for an inventory, this episode's achievements, a test of whether a
+    coded action is disabled and which stations still stand (rlgpt.rl.masking.ActionMask)."""
 
     def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
-                 disabled: Callable[[str], bool]) -> np.ndarray: ...  # fmt: skip
+                 disabled: Callable[[str], bool],
+                 standing: Mapping[str, bool] | None = None) -> np.ndarray: ...  # fmt: skip
 
 
 class MacroRunner(Protocol):
@@ -118,7 +119,8 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         if self.mask is None or not self._info:
             return np.ones(int(self.action_space.n), dtype=bool)  # type: ignore[attr-defined]
         info = self._info
-        return self.mask(info["inventory"], info["achievements"], self.disabled)
+        standing = self._crafter.standing()
+        return self.mask(info["inventory"], info["achievements"], self.disabled, standing)
 
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)

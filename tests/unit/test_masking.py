@@ -145,6 +145,50 @@ def test_after_the_sapling_is_planted_eat_plant_is_the_only_step():
     ]
 
 
+def test_a_station_that_no_longer_stands_is_placed_again_before_the_recipe_that_needs_it():
+    """A skeleton's arrow turns a table into a path and the place_table count stays: without
+    the env's word that it is gone, the plan would call make_* with nothing to make it at."""
+    rule = ActionMask("collect_diamond", DIAMOND, [], ordered=True)
+    survival = ["collect_drink", "eat_cow", "wake_up"]
+    done = {"collect_wood": 5, "place_table": 1, "make_wood_sword": 1, "make_wood_pickaxe": 1,
+            "collect_stone": 2, "make_stone_sword": 1}  # fmt: skip
+    held = {"wood": 2, "stone": 1, "wood_pickaxe": 1, "wood_sword": 1, "stone_sword": 1}
+    assert rule.to_collect(held, done).get("wood", 0) == 0, "the table up: wood for the rest"
+    table = requirement("place_table").items["wood"]  # type: ignore[union-attr]
+
+    def allowed(inv: dict[str, int], standing: dict[str, bool]) -> list[str]:
+        mask = rule(inv, done, lambda n: False, standing)
+        return [n for n, ok in zip(DIAMOND, mask[rule.n_prim :], strict=True) if ok]
+
+    up = {"table": True, "furnace": False}
+    assert allowed(held, up) == ["collect_stone", *survival]
+    gone = {"table": False, "furnace": False}
+    assert allowed(held, gone) == ["collect_wood", *survival], "wood for a new table first"
+    assert allowed({**held, "wood": 2 + table}, gone) == ["place_table", *survival]
+    # the same state without `standing` (a caller that does not know) trusts the count
+    unknown = rule(held, done, lambda n: False)
+    assert unknown.tolist() == rule(held, done, lambda n: False, up).tolist()
+
+
+def test_the_training_env_masks_by_the_stations_that_still_stand():
+    names = ["collect_wood", "place_table", "make_wood_pickaxe"]
+    coded = [write_action(a, 80) for a in names]
+    cfg = RLConfig(macro_actions=names, reward_terms=[], sample_budget=1, primitive_actions=[])
+    env = make_env(get_task("make_wood_pickaxe"), cfg, coded, 0, 4, 80, masking="plan")
+    try:
+        crafter = env.unwrapped
+        x, y = (int(v) for v in crafter.player.pos)
+        crafter.player.inventory["wood"] = 1
+        crafter.player.achievements["place_table"] = 1
+        crafter.world[(x + 1, y)] = "table"
+        env._info = crafter.refresh()
+        assert env.action_masks().tolist() == [False, False, True]
+        crafter.world[(x + 1, y)] = "path"  # an arrow hit it
+        assert env.action_masks().tolist() == [True, False, False], "wood for a new one"
+    finally:
+        env.close()
+
+
 def test_survival_actions_open_only_when_their_vital_is_needed():
     for ordered in (False, True):
         rule = ActionMask("collect_diamond", DIAMOND, [], ordered=ordered)
