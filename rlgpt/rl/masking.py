@@ -136,14 +136,33 @@ class ActionMask:
             return self._effect_holds(name, inventory, placed)
         return placed.get(name, 0) >= 1
 
+    def _without_lost(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
+                      standing: Mapping[str, bool]) -> dict[str, int]:  # fmt: skip
+        """`achieved` with place_S at 0 for each station S that is gone and that a step of the
+        chain not yet done still needs nearby (a furnace lost before the iron pickaxe, not a
+        table lost once every tool it makes is held)."""
+        out = dict(achieved)
+        for _ in range(len(standing)):  # a lost furnace may bring back the table it needs
+            for s, up in standing.items():
+                key = f"place_{s}"
+                if up or not out.get(key, 0):
+                    continue
+                if any(
+                    s in req.stations and not self._effect_holds(n, inventory, out)
+                    for n in self.chain if n != key and (req := requirement(n)) is not None
+                ):  # fmt: skip
+                    out[key] = 0
+        return out
+
     def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
                  disabled: Callable[[str], bool],
                  standing: Mapping[str, bool] | None = None) -> np.ndarray:  # fmt: skip
         """The mask over the whole action space (primitives first). `standing`: whether each
         station still stands (CrafterEnv.standing); one that was placed and is gone (an arrow
-        turns a table into a path) counts as not placed, so its place_* step comes back."""
+        turns a table into a path) counts as not placed while the rest of the plan needs it,
+        so its place_* step comes back."""
         if standing:
-            achieved = {**achieved, **{f"place_{s}": 0 for s, up in standing.items() if not up}}
+            achieved = self._without_lost(inventory, achieved, standing)
         todo = self.to_collect(inventory, achieved)
         ok = {n: self.allowed(n, inventory, achieved, todo) and not disabled(n) for n in self.names}
         if self.ordered:

@@ -165,6 +165,22 @@ def test_a_station_that_no_longer_stands_is_placed_again_before_the_recipe_that_
     gone = {"table": False, "furnace": False}
     assert allowed(held, gone) == ["collect_wood", *survival], "wood for a new table first"
     assert allowed({**held, "wood": 2 + table}, gone) == ["place_table", *survival]
+    # once every tool made at the stations is held, lost ones stay lost: on to the diamond
+    tools = {t: 1 for t in ("wood_pickaxe", "stone_pickaxe", "iron_pickaxe", "wood_sword",
+                            "stone_sword")}  # fmt: skip
+    late = {**done, "place_furnace": 1, "collect_coal": 1, "collect_iron": 1,
+            "make_stone_pickaxe": 1, "make_iron_pickaxe": 1}  # fmt: skip
+    mask = rule(tools, late, lambda n: False, gone)
+    assert [n for n, ok in zip(DIAMOND, mask[rule.n_prim :], strict=True) if ok] == [
+        "collect_diamond", *survival
+    ]
+    # a furnace lost before the iron pickaxe is placed again (its stone first)
+    early = {k: v for k, v in tools.items() if k != "iron_pickaxe"}
+    mask = rule({**early, "wood": 1, "coal": 1, "iron": 1}, late, lambda n: False,
+                {"table": True, "furnace": False})  # fmt: skip
+    assert [n for n, ok in zip(DIAMOND, mask[rule.n_prim :], strict=True) if ok] == [
+        "collect_stone", *survival
+    ]
     # the same state without `standing` (a caller that does not know) trusts the count
     unknown = rule(held, done, lambda n: False)
     assert unknown.tolist() == rule(held, done, lambda n: False, up).tolist()
