@@ -156,8 +156,8 @@ def test_a_station_that_no_longer_stands_is_placed_again_before_the_recipe_that_
     assert rule.to_collect(held, done).get("wood", 0) == 0, "the table up: wood for the rest"
     table = requirement("place_table").items["wood"]  # type: ignore[union-attr]
 
-    def allowed(inv: dict[str, int], standing: dict[str, bool]) -> list[str]:
-        mask = rule(inv, done, lambda n: False, standing)
+    def allowed(inv: dict[str, int], standing: dict[str, bool], placed=done) -> list[str]:
+        mask = rule(inv, placed, lambda n: False, standing)
         return [n for n, ok in zip(DIAMOND, mask[rule.n_prim :], strict=True) if ok]
 
     up = {"table": True, "furnace": False}
@@ -170,17 +170,11 @@ def test_a_station_that_no_longer_stands_is_placed_again_before_the_recipe_that_
                             "stone_sword")}  # fmt: skip
     late = {**done, "place_furnace": 1, "collect_coal": 1, "collect_iron": 1,
             "make_stone_pickaxe": 1, "make_iron_pickaxe": 1}  # fmt: skip
-    mask = rule(tools, late, lambda n: False, gone)
-    assert [n for n, ok in zip(DIAMOND, mask[rule.n_prim :], strict=True) if ok] == [
-        "collect_diamond", *survival
-    ]
+    assert allowed(tools, gone, late) == ["collect_diamond", *survival]
     # a furnace lost before the iron pickaxe is placed again (its stone first)
     early = {k: v for k, v in tools.items() if k != "iron_pickaxe"}
-    mask = rule({**early, "wood": 1, "coal": 1, "iron": 1}, late, lambda n: False,
-                {"table": True, "furnace": False})  # fmt: skip
-    assert [n for n, ok in zip(DIAMOND, mask[rule.n_prim :], strict=True) if ok] == [
-        "collect_stone", *survival
-    ]
+    inv = {**early, "wood": 1, "coal": 1, "iron": 1}
+    assert allowed(inv, {"table": True, "furnace": False}, late) == ["collect_stone", *survival]
     # the same state without `standing` (a caller that does not know) trusts the count
     unknown = rule(held, done, lambda n: False)
     assert unknown.tolist() == rule(held, done, lambda n: False, up).tolist()
