@@ -226,6 +226,46 @@ def _top_up(view: ObsView) -> Action:
     return not (drank or ate)
 
 
+def _patch(view: ObsView, plant: Cell) -> Action:
+    """At a in a pen with the plant's walls standing, beside the plant, the room open (an
+    arrow turns a table wall into a path): wall it again from inside. An open entrance e is
+    walled from q. A gap b beside a is stepped into and the cell beyond it walled: the room
+    becomes a, q and b. With a gap beside q, a creature that comes in is fought in q; the
+    player then faces q and walls it: the room is a alone. False when this is no such pen,
+    or a gap beside q with nothing in q (nothing done)."""
+    d = (-plant[0], -plant[1])  # from the plant toward the entrance: q = d, e = 2d
+    sides = ((d[1], d[0]), (-d[1], -d[0]))
+    action = _material(view)
+    shut = [_add(plant, m) for m in MOVES if _add(plant, m) != (0, 0)]
+    if action is None or view.at(*d) not in _OPEN or any(view.at(*c) in _OPEN for c in shut):
+        return False
+    gaps_a = [m for m in sides if view.at(*m) in _OPEN]
+    gaps_q = [m for m in (*sides, d) if view.at(*_add(d, m)) in _OPEN]
+    if not gaps_a and not gaps_q:
+        return False  # sealed
+    if (yield from guard(view)):
+        return True  # it fought: in q, it now faces q
+    if not gaps_a and view.facing == d and view.at(*d) in WALKABLE:
+        yield action  # the room is a alone now
+        return True
+    if len(gaps_a) + len(gaps_q) != 1 or view.at(*d) not in WALKABLE or gaps_q[:1] not in ([], [d]):
+        return False
+    if gaps_q:
+        yield MOVES[d]  # onto q, facing e
+        yield action
+        yield MOVES[plant]  # back onto a, facing the plant
+        return True
+    m = gaps_a[0]
+    floor = (*WALKABLE, "water") if action == "place_stone" else WALKABLE
+    if view.at(*_add(m, m)) not in floor:
+        return False  # nothing to wall beyond the gap
+    yield MOVES[m]  # onto b, facing the cell beyond it
+    yield action
+    yield MOVES[(-m[0], -m[1])]  # back onto a
+    yield MOVES[plant]  # the plant is no floor: this only turns
+    return True
+
+
 def _wait(view: ObsView) -> Action:
     """Sealed in, facing the plant: sleep when tired (safe here, and thirst and hunger slow
     down), drink from water beside the player, else hit the plant (eaten once ripe)."""
@@ -260,6 +300,8 @@ def grow_plant(view: ObsView) -> Action:
                 yield from _wait(view)
             else:
                 yield MOVES[plants[0]]  # the plant is no floor: this only turns
+            continue
+        if plants and (yield from _patch(view, plants[0])):
             continue
         if _sealed(view) and view.facing_name == "grass" and view.inventory["sapling"] > 0:
             yield "place_plant"

@@ -129,3 +129,64 @@ def test_sealed_in_it_drinks_from_water_beside_the_room_and_turns_back(env):
     assert taken[0] == "move_right" and taken.count("do") >= 6, taken
     assert env.player.inventory["drink"] == 9 and tuple(env.player.pos) == (x, y)
     assert tuple(env.player.facing) == (0, -1)  # back to the plant
+
+
+@pytest.mark.parametrize("gap", [(1, 0), (0, 2)], ids=["beside the player", "the entrance"])
+def test_a_wall_an_arrow_broke_is_walled_again_from_inside(env, gap):
+    """Sealed in with the plant, one wall of the room turned to path (an arrow hit a table):
+    it walls the gap from inside (beyond it, for a side gap) with a stone it holds, never
+    leaves, and faces the plant again, sealed."""
+    import numpy as np
+
+    from rlgpt.envs.recipes import actions
+    from rlgpt.skills.runtime import view_state
+
+    x, y = (int(v) for v in env.player.pos)
+    for dx, dy in ((0, -2), (-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1), (0, 2)):
+        env.world[(x + dx, y + dy)] = "stone"
+    env.world[(x + gap[0], y + gap[1])] = "path"
+    env.world.add(objects.Plant(env.world, np.array((x, y - 1))))
+    env.player.facing = (0, -1)
+    env.player.inventory["stone"] = 1
+    env.refresh()
+    assert len(_room(env, (x, y))) > 3
+    view = view_of(env)
+    gen, index, taken = grow_plant(view), {a: i for i, a in enumerate(actions())}, []
+    while len(taken) < 12 and "place_stone" not in taken[:-2]:
+        taken.append(next(gen))
+        _, _, _, _, info = env.step(index[taken[-1]])
+        view.update(view_state(env, info))
+    assert taken.count("place_stone") == 1 and env.player.inventory["stone"] == 0, taken
+    assert len(_room(env, (x, y))) <= 3, "sealed again"
+    assert all(abs(px - x) <= 1 and abs(py - y) <= 2 for px, py in _room(env, (x, y)))
+    assert tuple(env.player.pos) == (x, y) and tuple(env.player.facing) == (0, -1), taken
+
+
+def test_a_zombie_in_through_a_gap_beside_q_is_fought_there_and_q_walled(env):
+    """The gap beside q cannot be faced from inside; a zombie that comes through it into q is
+    fought from a, which turns the player to q: once it is gone, q is walled, and the room
+    is a alone, sealed, the player facing the plant."""
+    import numpy as np
+
+    from rlgpt.envs.recipes import actions
+    from rlgpt.skills.runtime import view_state
+
+    x, y = (int(v) for v in env.player.pos)
+    for dx, dy in ((0, -2), (-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 2)):
+        env.world[(x + dx, y + dy)] = "stone"
+    env.world[(x + 1, y + 1)] = "path"
+    env.world.add(objects.Plant(env.world, np.array((x, y - 1))))
+    env.world.add(objects.Zombie(env.world, np.array((x, y + 1)), env.player))
+    env.player.facing = (0, -1)
+    env.player.inventory["stone"] = 1
+    env.player.inventory["stone_sword"] = 1
+    env.refresh()
+    view = view_of(env)
+    gen, index, taken = grow_plant(view), {a: i for i, a in enumerate(actions())}, []
+    while len(taken) < 40 and not (taken and taken[-1] == "move_up" and "place_stone" in taken):
+        taken.append(next(gen))
+        _, _, _, _, info = env.step(index[taken[-1]])
+        view.update(view_state(env, info))
+    assert env.world[(x, y + 1)][0] == "stone", taken
+    assert _room(env, (x, y)) == {(x, y)} and tuple(env.player.pos) == (x, y)
+    assert tuple(env.player.facing) == (0, -1), taken
