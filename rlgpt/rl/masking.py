@@ -1,21 +1,22 @@
 """Action masks: the coded actions the policy may call now, from the recipe graph.
 
-A coded action named after an achievement has a precondition and an effect in crafter's
-recipes (rlgpt.envs.preconditions). While its precondition does not hold (the materials or the
-tool are not held, a station it needs was never placed this episode), or its effect already
-holds (the tool is held, the station was placed, the rest of the plan needs no more of the
-material: the recipe planner, run from the current inventory and stations), calling
-it can only waste the episode's time; the mask hides it from the policy (sb3-contrib's
-MaskablePPO), so PPO learns the order of a long chain among the calls that can make progress.
-The mask reads only the trusted env's inventory and achievements, never the coded action's
-code. An action whose name is not an achievement is always allowed; a disabled one (too many
-faults in training) never is. A condition is enforced only when the action space can meet it
-(a coded action or a primitive yields the item or places the station), so a model's action
-that gathers its own materials is not locked out. A survival sub-action (collect_drink, eat_cow,
-wake_up, when not the task itself) is hidden while its vital is above the need (NEED): the call
-would walk to water or a cow, or sleep, for a point the player does not need, and such trips
-cost the nights and deaths of long plans. Primitives are never masked; a state where nothing
-would be allowed allows everything. docs/design.md, action masks.
+A coded action named after an achievement has a precondition and an effect in crafter's recipes
+(rlgpt.envs.preconditions). While its precondition does not hold (the materials or the tool are
+not held, a station it needs was never placed this episode), or its effect already holds (the
+tool is held, the station was placed, the rest of the plan needs no more of the material: the
+recipe planner, run from the current inventory and stations), calling it can only waste the
+episode's time; the mask hides it from the policy (sb3-contrib's MaskablePPO), so PPO learns
+the order of a long chain among the calls that can make progress. The mask reads only the
+trusted env's inventory, achievements and which stations still stand (a table an arrow turned
+into a path is placed again while the plan still needs it), never the coded action's code. An
+action whose name is not an achievement is always allowed; a disabled one (too many faults in
+training) never is. A condition is enforced only when the action space can meet it (a coded
+action or a primitive yields the item or places the station), so a model's action that gathers
+its own materials is not locked out. A survival sub-action (collect_drink, eat_cow, wake_up,
+when not the task itself) is hidden while its vital is above the need (NEED): the call would
+walk to water or a cow, or sleep, for a point the player does not need, and such trips cost the
+nights and deaths of long plans. Primitives are never masked; a state where nothing would be
+allowed allows everything. docs/design.md, action masks.
 """
 
 from __future__ import annotations

@@ -248,7 +248,7 @@ def _patch(view: ObsView, plant: Cell) -> Action:
     if not gaps_a and view.facing == d and view.at(*d) in WALKABLE:
         yield action  # the room is a alone now
         return True
-    if len(gaps_a) + len(gaps_q) != 1 or view.at(*d) not in WALKABLE or gaps_q[:1] not in ([], [d]):
+    if len(gaps_a) + len(gaps_q) != 1 or gaps_q not in ([], [d]) or view.at(*d) not in WALKABLE:
         return False
     if gaps_q:
         yield MOVES[d]  # onto q, facing e
