@@ -86,6 +86,11 @@ class ActionMask:
             if n in known and (n == target or n not in SURVIVAL)
             and not (n.startswith("collect_") and n != target and n[8:] not in self.plan_items)
         ]  # fmt: skip
+        # station -> the chain's steps that need it nearby (a lost one matters while they do)
+        self.users = {
+            s: tuple(n for n in self.chain if s in getattr(requirement(n), "stations", ()))
+            for s in self.stations
+        }
 
     def to_collect(self, inventory: Mapping[str, int], placed: Mapping[str, int]) -> dict[str, int]:
         """What the rest of the plan still collects ({} when the task has no recipe plan)."""
@@ -146,11 +151,9 @@ class ActionMask:
         for _ in range(len(standing)):  # a lost furnace may bring back the table it needs
             for s, up in standing.items():
                 key = f"place_{s}"
-                if up or not out.get(key, 0):
-                    continue
-                if any(
-                    s in req.stations and not self._effect_holds(n, inventory, out)
-                    for n in self.chain if n != key and (req := requirement(n)) is not None
+                users = self.users.get(s, ())
+                if not up and out.get(key, 0) and any(
+                    not self._effect_holds(n, inventory, out) for n in users
                 ):  # fmt: skip
                     out[key] = 0
         return out

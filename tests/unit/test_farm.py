@@ -3,10 +3,15 @@ plant and the player in, and that the plant ripens there and is eaten."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 import pytest
 from crafter import objects
 
+from rlgpt.envs.recipes import actions
 from rlgpt.skills.farm import _OPEN, _cost, grow_plant, pen_cells, pen_site, wall_order
+from rlgpt.skills.runtime import view_state
 from tests.support.world import drive, grass_plain, view_of
 
 CLOSED = ("tree", "water", "stone", "table")
@@ -102,30 +107,39 @@ def _room(env, start: tuple[int, int]) -> set[tuple[int, int]]:
     return seen
 
 
-def test_sealed_in_it_drinks_from_water_beside_the_room_and_turns_back(env):
-    """In a finished pen with water as one wall: thirsty, it turns to the water (no step: water
-    is no floor), drinks to full, turns back to the plant, and never leaves the room."""
-    import crafter.objects as objects
-    import numpy as np
+# the pen's walls around the player at a (relative): behind the plant, its sides, a's, q's, e
+PEN_WALLS = ((0, -2), (-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1), (0, 2))
 
-    from rlgpt.envs.recipes import actions
-    from rlgpt.skills.runtime import view_state
 
+def _sealed_in(env, walls: dict[tuple[int, int], str]) -> tuple[int, int]:
+    """The player at a of a finished pen (the plant above it, growing, the player facing it),
+    each wall stone unless `walls` says otherwise; the player's cell."""
     x, y = (int(v) for v in env.player.pos)
-    for cell in ((x, y - 2), (x - 1, y - 1), (x + 1, y - 1), (x - 1, y), (x - 1, y + 1),
-                 (x + 1, y + 1), (x, y + 2)):  # fmt: skip
-        env.world[cell] = "stone"
-    env.world[(x + 1, y)] = "water"
+    for dx, dy in PEN_WALLS:
+        env.world[(x + dx, y + dy)] = walls.get((dx, dy), "stone")
     env.world.add(objects.Plant(env.world, np.array((x, y - 1))))
     env.player.facing = (0, -1)
-    env.player.inventory["drink"] = 3
+    return x, y
+
+
+def _play(env, stop: Callable[[list[str]], bool], limit: int) -> list[str]:
+    """Step grow_plant (it never returns while it waits) until `stop(taken)` or `limit`."""
     env.refresh()
     view = view_of(env)
     gen, index, taken = grow_plant(view), {a: i for i, a in enumerate(actions())}, []
-    while len(taken) < 20 and not (taken and taken[-1] == "move_up"):
+    while len(taken) < limit and not stop(taken):
         taken.append(next(gen))
         _, _, _, _, info = env.step(index[taken[-1]])
         view.update(view_state(env, info))
+    return taken
+
+
+def test_sealed_in_it_drinks_from_water_beside_the_room_and_turns_back(env):
+    """In a finished pen with water as one wall: thirsty, it turns to the water (no step: water
+    is no floor), drinks to full, turns back to the plant, and never leaves the room."""
+    x, y = _sealed_in(env, {(1, 0): "water"})
+    env.player.inventory["drink"] = 3
+    taken = _play(env, lambda t: bool(t) and t[-1] == "move_up", 20)
     assert taken[0] == "move_right" and taken.count("do") >= 6, taken
     assert env.player.inventory["drink"] == 9 and tuple(env.player.pos) == (x, y)
     assert tuple(env.player.facing) == (0, -1)  # back to the plant
@@ -136,26 +150,10 @@ def test_a_wall_an_arrow_broke_is_walled_again_from_inside(env, gap):
     """Sealed in with the plant, one wall of the room turned to path (an arrow hit a table):
     it walls the gap from inside (beyond it, for a side gap) with a stone it holds, never
     leaves, and faces the plant again, sealed."""
-    import numpy as np
-
-    from rlgpt.envs.recipes import actions
-    from rlgpt.skills.runtime import view_state
-
-    x, y = (int(v) for v in env.player.pos)
-    for dx, dy in ((0, -2), (-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1), (0, 2)):
-        env.world[(x + dx, y + dy)] = "stone"
-    env.world[(x + gap[0], y + gap[1])] = "path"
-    env.world.add(objects.Plant(env.world, np.array((x, y - 1))))
-    env.player.facing = (0, -1)
+    x, y = _sealed_in(env, {gap: "path"})
     env.player.inventory["stone"] = 1
-    env.refresh()
     assert len(_room(env, (x, y))) > 3
-    view = view_of(env)
-    gen, index, taken = grow_plant(view), {a: i for i, a in enumerate(actions())}, []
-    while len(taken) < 12 and "place_stone" not in taken[:-2]:
-        taken.append(next(gen))
-        _, _, _, _, info = env.step(index[taken[-1]])
-        view.update(view_state(env, info))
+    taken = _play(env, lambda t: "place_stone" in t[:-2], 12)
     assert taken.count("place_stone") == 1 and env.player.inventory["stone"] == 0, taken
     assert len(_room(env, (x, y))) <= 3, "sealed again"
     assert all(abs(px - x) <= 1 and abs(py - y) <= 2 for px, py in _room(env, (x, y)))
@@ -166,27 +164,11 @@ def test_a_zombie_in_through_a_gap_beside_q_is_fought_there_and_q_walled(env):
     """The gap beside q cannot be faced from inside; a zombie that comes through it into q is
     fought from a, which turns the player to q: once it is gone, q is walled, and the room
     is a alone, sealed, the player facing the plant."""
-    import numpy as np
-
-    from rlgpt.envs.recipes import actions
-    from rlgpt.skills.runtime import view_state
-
-    x, y = (int(v) for v in env.player.pos)
-    for dx, dy in ((0, -2), (-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 2)):
-        env.world[(x + dx, y + dy)] = "stone"
-    env.world[(x + 1, y + 1)] = "path"
-    env.world.add(objects.Plant(env.world, np.array((x, y - 1))))
+    x, y = _sealed_in(env, {(1, 1): "path"})
     env.world.add(objects.Zombie(env.world, np.array((x, y + 1)), env.player))
-    env.player.facing = (0, -1)
     env.player.inventory["stone"] = 1
     env.player.inventory["stone_sword"] = 1
-    env.refresh()
-    view = view_of(env)
-    gen, index, taken = grow_plant(view), {a: i for i, a in enumerate(actions())}, []
-    while len(taken) < 40 and not (taken and taken[-1] == "move_up" and "place_stone" in taken):
-        taken.append(next(gen))
-        _, _, _, _, info = env.step(index[taken[-1]])
-        view.update(view_state(env, info))
+    taken = _play(env, lambda t: bool(t) and t[-1] == "move_up" and "place_stone" in t, 40)
     assert env.world[(x, y + 1)][0] == "stone", taken
     assert _room(env, (x, y)) == {(x, y)} and tuple(env.player.pos) == (x, y)
     assert tuple(env.player.facing) == (0, -1), taken
