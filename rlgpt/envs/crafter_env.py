@@ -7,6 +7,7 @@ from typing import Any, Literal
 import crafter
 import gymnasium as gym
 import numpy as np
+from crafter import objects
 
 from rlgpt.envs.fast import FastCrafter
 from rlgpt.envs.recipes import game_data, semantic_names, stations
@@ -96,9 +97,16 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
 
     def memory(self) -> bytes:
         """Material ids (x-major) of every world cell the player's view has covered this
-        episode, 0 elsewhere: what the agent has seen, as it is now."""
-        mats = self._env._world._mat_map
-        return np.where(self._seen, mats, 0).astype(np.uint8).tobytes()
+        episode, 0 elsewhere: what the agent has seen, as it is now. Plants count as a
+        material here: they never move, and a sapling out of view is one the player tends."""
+        world = self._env._world
+        out = np.where(self._seen, world._mat_map, 0).astype(np.uint8)
+        plant = self._obj_ids.get(objects.Plant)
+        for obj in world.objects:
+            x, y = obj.pos
+            if type(obj) is objects.Plant and plant is not None and self._seen[x, y]:
+                out[x, y] = plant
+        return out.tobytes()
 
     @property
     def area(self) -> tuple[int, int]:

@@ -60,7 +60,10 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
     data = game_data()
     kind, _, name = ach.partition("_")
     values: dict[str, Any] = {"name": ach, "achievement": ach, "dig": _diggable()}
-    if kind == "place" and name in data["place"]:
+    if ach == "place_plant":  # a sapling grows ~300 steps: where its pen will stand
+        tpl, doc = "sow", "Plant the sapling held where its pen will stand (sow), else in front."
+        values["action"] = ach
+    elif kind == "place" and name in data["place"]:
         info = data["place"][name]
         tpl, doc = "place", f"Place a {name} in front of the player."
         values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach,

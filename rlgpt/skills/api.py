@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlgpt.skills.farm import grow_plant
+from rlgpt.skills.farm import grow_plant, sow
 from rlgpt.skills.navigate import (
     Action,
     approach,
@@ -33,7 +33,7 @@ from rlgpt.skills.view import MOVES, WALKABLE, ObsView, SkillAPIError
 __all__ = [
     "MOVES", "WALKABLE", "Action", "ObsView", "SkillAPIError", "approach", "explore",
     "face_free", "follow_path", "go_to", "grow_plant", "guard", "keep_alive", "path_to",
-    "route", "shelter", "stand_near",
+    "route", "shelter", "sow", "stand_near",
 ]  # fmt: skip
 
 
@@ -46,6 +46,7 @@ SKILL_API: dict[str, Any] = {
     "keep_alive": keep_alive,
     "shelter": shelter,
     "grow_plant": grow_plant,
+    "sow": sow,
     "stand_near": stand_near,
     "explore": explore,
     "face_free": face_free,

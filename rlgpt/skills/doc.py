@@ -13,7 +13,7 @@ from rlgpt.skills import api
 
 FUNCTIONS = (
     "approach", "go_to", "stand_near", "explore", "face_free", "guard", "keep_alive", "shelter",
-    "grow_plant", "path_to", "route", "follow_path",
+    "grow_plant", "sow", "path_to", "route", "follow_path",
 )  # fmt: skip
 CONSTANTS = ("MOVES", "WALKABLE")
 

@@ -36,6 +36,11 @@ def pen_cells(p: Cell, d: Cell) -> tuple[list[Cell], list[Cell]]:
     return [p, a, q, e], walls
 
 
+def _own_walls(p: Cell, d: Cell) -> list[Cell]:
+    """The plant's walls: every neighbour of p but a."""
+    return [_add(p, m) for m in MOVES if m != d]
+
+
 def _cost(view: ObsView, p: Cell, d: Cell) -> int | None:
     """Walls still to place for the pen at (p, d), the entrance's included; None if it cannot
     be built there (p neither grass nor a plant, the corridor blocked, a wall cell unseen or
@@ -70,12 +75,13 @@ def _distances(view: ObsView, reach: int) -> dict[Cell, int]:
 def pen_site(
     view: ObsView, reach: int = REACH, banned: frozenset[Cell] = frozenset()
 ) -> tuple[Cell, Cell] | None:  # fmt: skip
-    """(p, d) of the cheapest pen within `reach` (relative cells): fewest walls to place, then
-    nearest; water beside the room counts as a wall's worth (the player drinks from inside),
-    a plant already growing on p as two (it ripens sooner), each path cell within 4 of p (where
-    skeletons walk and shoot) as a quarter of one. Grass for p only with a sapling held; no p
-    in `banned` (world cells of sites found unbuildable), no site whose walls no order can
-    place (`wall_order`)."""
+    """(p, d) of the cheapest pen within `reach` (relative cells): fewest walls to place
+    (those of p itself count twice: the plant is exposed there while the rest is built), then
+    nearest; water beside the room counts as three walls' worth (the player drinks from
+    inside), a plant already growing on p as two (it ripens sooner), each path cell within 4
+    of p (where skeletons walk and shoot) as a quarter of one. Grass for p only with a
+    sapling held; no p in `banned` (world cells of sites found unbuildable or kept clear), no
+    site whose walls no order can place (`wall_order`)."""
     dist = _distances(view, reach)
     scored: list[tuple[int, Cell, Cell]] = []
     sapling = view.inventory["sapling"] > 0
@@ -93,7 +99,8 @@ def pen_site(
                         for c in (_add(p, d), _add(p, d, 2)) for s in (1, -1))  # fmt: skip
             tunnels = sum(view.remembered_at(p[0] + i, p[1] + j) == "path"
                           for i in range(-4, 5) for j in range(-4, 5))  # fmt: skip
-            s = 8 * cost + steps - (24 if water else 0) - (16 if growing else 0) + 2 * tunnels
+            bare = sum(view.remembered_at(*w) in _OPEN for w in _own_walls(p, d))
+            s = 8 * (cost + bare) + steps - 24 * water - 16 * growing + 2 * tunnels
             scored.append((s, p, d))
     for _, p, d in sorted(scored):  # the cheapest whose walls can all be placed
         walls = [w for w in pen_cells(p, d)[1] if view.remembered_at(*w) in _OPEN]
@@ -148,11 +155,14 @@ def _placeable(view: ObsView, x: Cell, blocked: set[Cell]) -> bool:
     return False
 
 
-def wall_order(view: ObsView, todo: list[Cell]) -> list[Cell] | None:
+def wall_order(
+    view: ObsView, todo: list[Cell], first: frozenset[Cell] = frozenset()
+) -> list[Cell] | None:  # fmt: skip
     """The walls `todo` (relative cells) in an order in which each can still be placed after
-    the ones before it stand (`_placeable`), nearest first where there is a choice; None when
-    no order works (a wall would have to be placed from a cell walled before it)."""
-    key = {x: abs(x[0]) + abs(x[1]) for x in todo}
+    the ones before it stand (`_placeable`): those in `first` (the plant's own) before the
+    rest, nearest first where there is a choice; None when no order works (a wall would have
+    to be placed from a cell walled before it)."""
+    key = {x: (x not in first, abs(x[0]) + abs(x[1])) for x in todo}
     dead: set[frozenset[Cell]] = set()
 
     def search(left: frozenset[Cell]) -> list[Cell] | None:
@@ -281,6 +291,29 @@ def _wait(view: ObsView) -> Action:
         yield "do"
 
 
+def sow(view: ObsView) -> Action:
+    """Plant the sapling held on p of the pen site `grow_plant` would wall next (`pen_site`,
+    away from any plant known), from a, facing p: the plant starts with as many walls as the
+    ground gives, and its pen is the one built next. True once planted or interrupted on the
+    way; False with no sapling or no site in reach (nothing done). A generator."""
+    if view.inventory["sapling"] < 1:
+        return False
+    known = view.remembered("plant") + view.cells("plant")
+    site = pen_site(view, banned=frozenset(_add(view.position, c) for c in known))
+    if site is None:
+        return False
+    p, d = site
+    p_world, q = _add(view.position, p), _add(p, d, 2)
+    path = [] if q == (0, 0) else route(view, {q})
+    if path is None:
+        return False
+    if (yield from follow_path(view, path)):
+        yield MOVES[(-d[0], -d[1])]  # q -> a, facing p
+        if view.facing == _rel(view, p_world) and view.facing_name == "grass":
+            yield "place_plant"
+    return True
+
+
 def grow_plant(view: ObsView) -> Action:
     """Eat a plant ripe: hit each plant in view once (one may be ripe), then wall a pen (see
     the module's doc) around a plant growing in view, or around grass where it plants the
@@ -344,7 +377,8 @@ def _build(view: ObsView, p: Cell, d: Cell, fed: list[bool]) -> Action:
     if not (yield from _gather(view, len(todo) + 1, {*world, *walls_world})):
         yield from explore(view, 8, prefer=("stone",) if view.inventory["wood_pickaxe"] else ())
         return True  # nothing to build with, none known: look farther, then look again
-    order = wall_order(view, [_rel(view, w) for w in todo])  # from where gathering left it
+    first = frozenset(_own_walls(_rel(view, world[0]), d))  # the plant's walls first
+    order = wall_order(view, [_rel(view, w) for w in todo], first)  # from where gathering left it
     if order is None:
         return None
     if order:  # placed or interrupted: look again; the next one unreachable: another site

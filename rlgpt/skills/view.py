@@ -71,6 +71,7 @@ class ObsView:
         self._memory = bytearray()  # material id per world cell (x-major) seen this episode
         self._pending: list[tuple[tuple[int, int], bytes | list[int], int]] = []
         self._objects_from = self._ids.get("player", len(self._names))
+        self._plant = self._ids.get("plant", -1)  # an object that never moves: remembered
 
     def update(self, state: dict[str, Any]) -> None:
         """Called by the runtime (not by coded actions) with the latest game state. `local` is
@@ -107,7 +108,7 @@ class ObsView:
 
     def _remember(self) -> None:
         """Write the windows seen since the memory was last read into it."""
-        (w, h), memory, objects = self._area, self._memory, self._objects_from
+        (w, h), memory, objects, plant = self._area, self._memory, self._objects_from, self._plant
         if len(memory) != w * h:
             self._pending = []
             return
@@ -115,7 +116,7 @@ class ObsView:
             r = side // 2
             for i, v in enumerate(flat):
                 x, y = px + i // side - r, py + i % side - r
-                if 0 < v < objects and 0 <= x < w and 0 <= y < h:  # materials: creatures move
+                if (0 < v < objects or v == plant) and 0 <= x < w and 0 <= y < h:  # creatures move
                     memory[x * h + y] = v
         self._pending = []
 
