@@ -1,112 +1,22 @@
 """Growing a plant for coded actions: a sapling ripens only after about 300 steps near the
-player, and a zombie, skeleton or cow next to it kills it. So it grows in a pen: a straight
-corridor of four cells, entrance e, room cells q and a, and the plant's grass cell p at the end,
-every other neighbour of q, a and p walled (trees, water and stone as they are; placed stones or
-tables where there are none). crafter has no turn action (a move toward an open cell steps onto
-it), so the player walks e -> q -> a, back to q (now facing e), walls e, steps to a (facing p)
-and plants: it ends sealed in a two-cell room, facing the plant, where nothing can reach either.
+player, and a zombie, skeleton or cow next to it kills it. So it grows in a pen (where and how
+is rlgpt/skills/pen.py): a straight corridor of four cells, entrance e, room cells q and a, and
+the plant's grass cell p at the end, every other neighbour of q, a and p walled (trees, water
+and stone as they are; placed stones or tables where there are none). The sapling is sown on
+p first (`sow`), and the plant's own walls go up before the rest. crafter has no turn action
+(a move toward an open cell steps onto it), so the player walks e -> q -> a, back to q (now
+facing e), walls e, steps to a (facing p) and plants if nothing grows there yet: it ends sealed
+in a two-cell room, facing the plant, where nothing can reach either.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 
 from rlgpt.skills.navigate import Action, approach, explore, follow_path, guard, route
-from rlgpt.skills.survival import _PASSING, _sealed, drink_up, eat_cow_in_view
+from rlgpt.skills.pen import OPEN, Cell, add, pen_cells, pen_site, site_cost, wall_order, wall_rank
+from rlgpt.skills.survival import _sealed, drink_up, eat_cow_in_view
 from rlgpt.skills.view import MOVES, WALKABLE, ObsView
-
-Cell = tuple[int, int]
-# walkable ground, maybe with a creature or the player on it (it needs a wall)
-_OPEN = (*WALKABLE, *_PASSING, "player")
-_BAD = ("unknown", "none", "lava", "plant")  # unseen, off the map, deadly, or someone's plant
-REACH = 12  # how far (cells from the player) a pen site may lie
-
-
-def _add(a: Cell, b: Cell, k: int = 1) -> Cell:
-    return a[0] + k * b[0], a[1] + k * b[1]
-
-
-def pen_cells(p: Cell, d: Cell) -> tuple[list[Cell], list[Cell]]:
-    """([p, a, q, e], walls) of the pen whose plant cell is p and whose way in runs along d
-    (from p toward the entrance). Cells in any frame (relative or world)."""
-    side = (d[1], d[0])
-    a, q, e = _add(p, d), _add(p, d, 2), _add(p, d, 3)
-    walls = [_add(p, d, -1), *(_add(c, side, s) for c in (p, a, q) for s in (1, -1))]
-    return [p, a, q, e], walls
-
-
-def _own_walls(p: Cell, d: Cell) -> list[Cell]:
-    """The plant's walls: every neighbour of p but a."""
-    return [_add(p, m) for m in MOVES if m != d]
-
-
-def _cost(view: ObsView, p: Cell, d: Cell) -> int | None:
-    """Walls still to place for the pen at (p, d), the entrance's included; None if it cannot
-    be built there (p neither grass nor a plant, the corridor blocked, a wall cell unseen or
-    lava)."""
-    (_, a, q, e), walls = pen_cells(p, d)
-    if view.remembered_at(*p) not in ("grass", "plant", *_PASSING, "player"):
-        return None  # (one standing on p stands on the grass it was chosen for)
-    if any(view.remembered_at(*c) not in _OPEN for c in (a, q, e)):
-        return None
-    names = [view.remembered_at(*w) for w in walls]
-    if any(n in _BAD for n in names):
-        return None
-    return 1 + sum(n in _OPEN for n in names)
-
-
-def _distances(view: ObsView, reach: int) -> dict[Cell, int]:
-    """Steps from the player to every remembered walkable cell within `reach`."""
-    dist = {(0, 0): 0}
-    todo = deque([(0, 0)])
-    while todo:
-        cur = todo.popleft()
-        for m in MOVES:
-            nxt = _add(cur, m)
-            if nxt in dist or max(abs(nxt[0]), abs(nxt[1])) > reach:
-                continue
-            if view.remembered_at(*nxt) in _OPEN:
-                dist[nxt] = dist[cur] + 1
-                todo.append(nxt)
-    return dist
-
-
-def pen_site(
-    view: ObsView, reach: int = REACH, banned: frozenset[Cell] = frozenset()
-) -> tuple[Cell, Cell] | None:  # fmt: skip
-    """(p, d) of the cheapest pen within `reach` (relative cells): fewest walls to place
-    (those of p itself count twice: the plant is exposed there while the rest is built), then
-    nearest; water beside the room counts as three walls' worth (the player drinks from
-    inside), a plant already growing on p as two (it ripens sooner), each path cell within 4
-    of p (where skeletons walk and shoot) as a quarter of one. Grass for p only with a
-    sapling held; no p in `banned` (world cells of sites found unbuildable or kept clear), no
-    site whose walls no order can place (`wall_order`)."""
-    dist = _distances(view, reach)
-    scored: list[tuple[int, Cell, Cell]] = []
-    sapling = view.inventory["sapling"] > 0
-    for e, steps in dist.items():
-        for d in MOVES:
-            p = _add(e, d, -3)
-            cost = _cost(view, p, d)
-            if _add(view.position, p) in banned:
-                continue
-            growing = view.remembered_at(*p) == "plant"
-            if cost is None or not (growing or sapling):
-                continue
-            side = (d[1], d[0])
-            water = any(view.remembered_at(*_add(c, side, s)) == "water"
-                        for c in (_add(p, d), _add(p, d, 2)) for s in (1, -1))  # fmt: skip
-            tunnels = sum(view.remembered_at(p[0] + i, p[1] + j) == "path"
-                          for i in range(-4, 5) for j in range(-4, 5))  # fmt: skip
-            bare = sum(view.remembered_at(*w) in _OPEN for w in _own_walls(p, d))
-            s = 8 * (cost + bare) + steps - 24 * water - 16 * growing + 2 * tunnels
-            scored.append((s, p, d))
-    for _, p, d in sorted(scored):  # the cheapest whose walls can all be placed
-        walls = [w for w in pen_cells(p, d)[1] if view.remembered_at(*w) in _OPEN]
-        if wall_order(view, walls) is not None:
-            return p, d
-    return None
 
 
 def _material(view: ObsView) -> str | None:
@@ -123,12 +33,12 @@ def _wall(view: ObsView, x: Cell) -> Action:
     """Place a stone or table on cell x (relative; walkable now): step onto a neighbour y of x
     from the cell z beyond it, so the player faces x, and place. False when no such y and z
     can be reached (nothing was done), else True (placed, or interrupted on the way)."""
-    x_world = _add(view.position, x)
+    x_world = add(view.position, x)
     options = []
     for m in MOVES:
-        y, z = _add(x, m), _add(x, m, 2)
+        y, z = add(x, m), add(x, m, 2)
         if view.remembered_at(*y) in WALKABLE and view.remembered_at(*z) in WALKABLE:
-            options.append((abs(z[0]) + abs(z[1]), m, _add(view.position, z)))
+            options.append((abs(z[0]) + abs(z[1]), m, add(view.position, z)))
     for _, m, z_world in sorted(options):
         z = _rel(view, z_world)
         path = [] if z == (0, 0) else route(view, {z})
@@ -139,47 +49,10 @@ def _wall(view: ObsView, x: Cell) -> Action:
             return True
         yield MOVES[(-m[0], -m[1])]  # from z onto y: facing x
         action = _material(view)
-        if view.facing == _rel(view, x_world) and view.position == _add(x_world, m):
+        if view.facing == _rel(view, x_world) and view.position == add(x_world, m):
             yield action or "noop"
         return True
     return False
-
-
-def _placeable(view: ObsView, x: Cell, blocked: set[Cell]) -> bool:
-    """Some neighbour y of x, and the cell z beyond it, are open ground not in `blocked`: the
-    player can step from z onto y, facing x, and place a wall there."""
-    for m in MOVES:
-        cells = (_add(x, m), _add(x, m, 2))
-        if all(c not in blocked and view.remembered_at(*c) in WALKABLE for c in cells):
-            return True
-    return False
-
-
-def wall_order(
-    view: ObsView, todo: list[Cell], first: frozenset[Cell] = frozenset()
-) -> list[Cell] | None:  # fmt: skip
-    """The walls `todo` (relative cells) in an order in which each can still be placed after
-    the ones before it stand (`_placeable`): those in `first` (the plant's own) before the
-    rest, nearest first where there is a choice; None when no order works (a wall would have
-    to be placed from a cell walled before it)."""
-    key = {x: (x not in first, abs(x[0]) + abs(x[1])) for x in todo}
-    dead: set[frozenset[Cell]] = set()
-
-    def search(left: frozenset[Cell]) -> list[Cell] | None:
-        if not left:
-            return []
-        if left in dead:
-            return None
-        blocked = set(todo) - left
-        for x in sorted(left, key=key.__getitem__):
-            if _placeable(view, x, blocked):
-                rest = search(left - {x})
-                if rest is not None:
-                    return [x, *rest]
-        dead.add(left)
-        return None
-
-    return search(frozenset(todo))
 
 
 def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], bool]) -> Action:
@@ -189,7 +62,7 @@ def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], boo
         if enough():
             return True
         seen = view.remembered(name) or view.cells(name)
-        targets = [c for c in seen if _add(view.position, c) not in keep][:64]
+        targets = [c for c in seen if add(view.position, c) not in keep][:64]
         if not targets:
             return False
         beside = [c for c in targets if abs(c[0]) + abs(c[1]) == 1]
@@ -199,7 +72,7 @@ def _harvest(view: ObsView, name: str, keep: set[Cell], enough: Callable[[], boo
             if not (yield from guard(view)):
                 yield "do"  # a tree leaves grass, a stone a path
             continue
-        path = route(view, {_add(t, m) for t in targets for m in MOVES})
+        path = route(view, {add(t, m) for t in targets for m in MOVES})
         if not path:
             return False
         if not (yield from follow_path(view, path)):
@@ -221,7 +94,8 @@ def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
 
     if view.inventory["stone"] > 0:
         return True  # build with what is held; gather for all the rest once it runs out
-    if view.inventory["wood_pickaxe"] > 0 and (yield from _harvest(view, "stone", keep, stones)):
+    pickaxe = view.inventory["wood_pickaxe"] > 0
+    if pickaxe and (yield from _harvest(view, "stone", keep, stones)):
         return True
     if view.inventory["stone"] > 0 or view.inventory["wood"] >= 2:
         return True
@@ -246,11 +120,11 @@ def _patch(view: ObsView, plant: Cell) -> Action:
     d = (-plant[0], -plant[1])  # from the plant toward the entrance: q = d, e = 2d
     sides = ((d[1], d[0]), (-d[1], -d[0]))
     action = _material(view)
-    shut = [_add(plant, m) for m in MOVES if _add(plant, m) != (0, 0)]
-    if action is None or view.at(*d) not in _OPEN or any(view.at(*c) in _OPEN for c in shut):
+    shut = [add(plant, m) for m in MOVES if add(plant, m) != (0, 0)]
+    if action is None or view.at(*d) not in OPEN or any(view.at(*c) in OPEN for c in shut):
         return False
-    gaps_a = [m for m in sides if view.at(*m) in _OPEN]
-    gaps_q = [m for m in (*sides, d) if view.at(*_add(d, m)) in _OPEN]
+    gaps_a = [m for m in sides if view.at(*m) in OPEN]
+    gaps_q = [m for m in (*sides, d) if view.at(*add(d, m)) in OPEN]
     if not gaps_a and not gaps_q:
         return False  # sealed
     if (yield from guard(view)):
@@ -267,7 +141,7 @@ def _patch(view: ObsView, plant: Cell) -> Action:
         return True
     m = gaps_a[0]
     floor = (*WALKABLE, "water") if action == "place_stone" else WALKABLE
-    if view.at(*_add(m, m)) not in floor:
+    if view.at(*add(m, m)) not in floor:
         return False  # nothing to wall beyond the gap
     yield MOVES[m]  # onto b, facing the cell beyond it
     yield action
@@ -291,6 +165,27 @@ def _wait(view: ObsView) -> Action:
         yield "do"
 
 
+def _shoo(view: ObsView, plant: Cell, near: int = 3) -> Action:
+    """A cow beside a plant kills it, and cows wander: hit every cow in view within `near` of
+    the plant cell (relative) until it is eaten (food for the wait, too). True if it hit."""
+    plant_world, hit = add(view.position, plant), False
+    for _ in range(30):
+        p = _rel(view, plant_world)
+        cows = [c for c in view.cells("cow") if abs(c[0] - p[0]) + abs(c[1] - p[1]) <= near]
+        if not cows:
+            break
+        if cows[0] in MOVES:
+            if view.facing != cows[0]:
+                yield MOVES[cows[0]]  # a cow is no floor: this only turns
+            yield "do"
+            hit = True
+            continue
+        path = route(view, {add(cows[0], m) for m in MOVES})
+        if not path or not (yield from follow_path(view, path[:1])):
+            break
+    return hit
+
+
 def sow(view: ObsView) -> Action:
     """Plant the sapling held on p of the pen site `grow_plant` would wall next (`pen_site`,
     away from any plant known), from a, facing p: the plant starts with as many walls as the
@@ -299,14 +194,16 @@ def sow(view: ObsView) -> Action:
     if view.inventory["sapling"] < 1:
         return False
     known = view.remembered("plant") + view.cells("plant")
-    site = pen_site(view, banned=frozenset(_add(view.position, c) for c in known))
+    site = pen_site(view, banned=frozenset(add(view.position, c) for c in known))
     if site is None:
         return False
     p, d = site
-    p_world, q = _add(view.position, p), _add(p, d, 2)
+    p_world, q = add(view.position, p), add(p, d, 2)
     path = [] if q == (0, 0) else route(view, {q})
     if path is None:
         return False
+    if (yield from _shoo(view, p)):
+        return True  # where it stood has changed: look again
     if (yield from follow_path(view, path)):
         yield MOVES[(-d[0], -d[1])]  # q -> a, facing p
         if view.facing == _rel(view, p_world) and view.facing_name == "grass":
@@ -339,18 +236,21 @@ def grow_plant(view: ObsView) -> Action:
         if _sealed(view) and view.facing_name == "grass" and view.inventory["sapling"] > 0:
             yield "place_plant"
             continue
-        untried = [c for c in view.cells("plant") if _add(view.position, c) not in tried]
+        untried = [c for c in view.cells("plant") if add(view.position, c) not in tried]
         if untried:
-            tried.add(_add(view.position, untried[0]))
+            tried.add(add(view.position, untried[0]))
             if (yield from approach(view, "plant")):
                 yield "do"
             continue
         stale = not chosen or chosen[-1][0] in banned
-        if stale or _cost(view, *_site_rel(view, chosen[-1])) is None:
+        if stale or site_cost(view, *_site_rel(view, chosen[-1])) is None:
             site = pen_site(view, banned=frozenset(banned))
             if site is None:
                 return False
-            chosen.append((_add(view.position, site[0]), site[1]))
+            chosen.append((add(view.position, site[0]), site[1]))
+        p = _rel(view, chosen[-1][0])
+        if view.remembered_at(*p) == "plant" and (yield from _shoo(view, p)):
+            continue
         built = yield from _build(view, *_site_rel(view, chosen[-1]), fed)
         if built is None:
             banned.add(chosen[-1][0])
@@ -369,16 +269,16 @@ def _build(view: ObsView, p: Cell, d: Cell, fed: list[bool]) -> Action:
     order places all its walls, or the next cannot be reached). Explores when there is nothing
     to build with and no stone or tree is known. Before sealing, drinks and eats up once
     (`fed` holds True after that)."""
-    world = [_add(view.position, c) for c in pen_cells(p, d)[0]]
-    walls_world = [_add(view.position, w) for w in pen_cells(p, d)[1]]
-    todo = [w for w in walls_world if view.remembered_at(*_rel(view, w)) in _OPEN]
+    world = [add(view.position, c) for c in pen_cells(p, d)[0]]
+    walls_world = [add(view.position, w) for w in pen_cells(p, d)[1]]
+    todo = [w for w in walls_world if view.remembered_at(*_rel(view, w)) in OPEN]
     if wall_order(view, [_rel(view, w) for w in todo]) is None:
         return None
     if not (yield from _gather(view, len(todo) + 1, {*world, *walls_world})):
         yield from explore(view, 8, prefer=("stone",) if view.inventory["wood_pickaxe"] else ())
         return True  # nothing to build with, none known: look farther, then look again
-    first = frozenset(_own_walls(_rel(view, world[0]), d))  # the plant's walls first
-    order = wall_order(view, [_rel(view, w) for w in todo], first)  # from where gathering left it
+    rank = wall_rank(_rel(view, world[0]), d)  # the plant's walls first, then a's, then q's
+    order = wall_order(view, [_rel(view, w) for w in todo], rank)  # from where gathering left it
     if order is None:
         return None
     if order:  # placed or interrupted: look again; the next one unreachable: another site
@@ -404,7 +304,7 @@ def _build(view: ObsView, p: Cell, d: Cell, fed: list[bool]) -> Action:
         if (yield from guard(view)):  # one followed in: fight it in the doorway
             continue
         action = _material(view)
-        if view.at(*d) not in _OPEN or action is None:
+        if view.at(*d) not in OPEN or action is None:
             break
         yield action
     yield MOVES[inward]  # onto a, facing p

@@ -10,7 +10,8 @@ import pytest
 from crafter import objects
 
 from rlgpt.envs.recipes import actions
-from rlgpt.skills.farm import _OPEN, _cost, grow_plant, pen_cells, pen_site, wall_order
+from rlgpt.skills.farm import grow_plant, sow
+from rlgpt.skills.pen import OPEN, pen_cells, pen_site, site_cost, wall_order
 from rlgpt.skills.runtime import view_state
 from tests.support.world import drive, grass_plain, view_of
 
@@ -33,14 +34,14 @@ def test_the_site_with_walls_already_standing_wins(env):
     leave a corridor open at one end need only the entrance, so that site is chosen."""
     x, y = (int(v) for v in env.player.pos)
     view = view_of(env)
-    assert _cost(view, (0, -2), (0, 1)) == 8
+    assert site_cost(view, (0, -2), (0, 1)) == 8
     for dy in range(-1, 3):  # corridor cells (3, -1)..(3, 2), open at the bottom end (3, 3)
         env.world[(x + 2, y + dy)] = "tree"
         env.world[(x + 4, y + dy)] = "tree"
     env.world[(x + 3, y - 2)] = "tree"
     env.refresh()
     view = view_of(env)
-    assert _cost(view, (3, -1), (0, 1)) == 1
+    assert site_cost(view, (3, -1), (0, 1)) == 1
     assert pen_site(view) is None  # no sapling to plant, no plant growing: nothing to pen
     env.player.inventory["sapling"] = 1
     env.refresh()
@@ -61,8 +62,8 @@ def test_no_site_is_chosen_whose_walls_no_order_can_place(env):
     env.refresh()
     view = view_of(env)
     site = ((3, -1), (0, 1))
-    walls = [w for w in pen_cells(*site)[1] if view.remembered_at(*w) in _OPEN]
-    assert _cost(view, *site) == 7 and wall_order(view, walls) is None
+    walls = [w for w in pen_cells(*site)[1] if view.remembered_at(*w) in OPEN]
+    assert site_cost(view, *site) == 7 and wall_order(view, walls) is None
     assert pen_site(view) is None
 
 
@@ -92,6 +93,42 @@ def test_grow_plant_walls_a_pen_plants_and_eats_the_plant_ripe(env):
     sides = [(dx, dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)) if (dx, dy) != (-fx, -fy)]
     assert all(env.world[(plant[0] + dx, plant[1] + dy)][0] in CLOSED for dx, dy in sides)
     assert env.player.health > 0
+
+
+def test_the_sapling_is_sown_in_a_nook_where_its_pen_will_stand(env):
+    """Holding a sapling on open grass with a nook in reach (grass with trees on three sides):
+    it walks there and plants the sapling in the nook, from the open side, not in front of
+    itself where a cow or a zombie could step beside it from anywhere."""
+    x, y = (int(v) for v in env.player.pos)
+    nook = (x + 3, y - 2)
+    for dx, dy in ((-1, 0), (1, 0), (0, -1)):
+        env.world[(nook[0] + dx, nook[1] + dy)] = "tree"
+    env.player.inventory["sapling"] = 1
+    env.refresh()
+    view = view_of(env)
+    taken, planted = drive(env, view, sow(view), limit=30)
+    assert planted is True and taken[-1] == "place_plant", taken
+    assert type(env.world[nook][1]).__name__ == "Plant"
+    assert env.player.inventory["sapling"] == 0
+    assert tuple(env.player.pos) == (nook[0], nook[1] + 1)  # on a, the one open side
+
+
+def test_the_plants_own_walls_are_built_before_the_rest_of_the_pen(env):
+    """On open grass with a plant growing and stones held, the first three walls placed are
+    the plant's: it is open on one side only (a, where the player comes in) while the rest
+    of the pen is built."""
+    x, y = (int(v) for v in env.player.pos)
+    plant = (x + 2, y - 3)
+    env.world.add(objects.Plant(env.world, np.array(plant)))
+    env.player.inventory["stone"] = 9
+    env.player.inventory["wood_pickaxe"] = 1
+    taken = _play(env, lambda t: t.count("place_stone") == 3, 80)
+    assert taken.count("place_stone") == 3, taken
+    around = [env.world[(plant[0] + dx, plant[1] + dy)][0] for dx, dy in MOVES4]
+    assert sorted(around).count("stone") == 3, around
+
+
+MOVES4 = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 def _room(env, start: tuple[int, int]) -> set[tuple[int, int]]:

@@ -37,6 +37,29 @@ def test_the_memory_keeps_what_was_seen_and_says_what_was_not(env):
     assert view.position == (x - 10, y)
 
 
+def test_a_plant_seen_once_is_remembered_out_of_view_until_it_is_gone(env):
+    """Plants never move: the memory keeps them like materials, both the memory a call starts
+    with and what the view adds as the player walks away. A plant that died is not kept."""
+    from crafter import objects
+
+    x, y = (int(v) for v in env.player.pos)
+    plant = objects.Plant(env.world, np.array((x + 2, y)))
+    env.world.add(plant)
+    env.refresh()  # seen
+    _teleport(env, -10, 0)
+    view = view_of(env)  # a call starts: the memory as the world is now
+    assert view.cells("plant") == [] and view.remembered("plant") == [(12, 0)]
+    assert view.remembered_at(12, 0) == "plant"
+    _teleport(env, 9, 0)
+    view = view_of(env)
+    for _ in range(3):  # in view again, then out of it within one call
+        _, _, _, _, info = env.step(actions().index("move_left"))
+        view.update(view_state(env, info))
+    assert view.cells("plant") == [] and view.remembered("plant") == [(6, 0)]
+    env.world.remove(plant)  # eaten by a cow out of view: the next call knows
+    assert view_of(env).remembered_at(6, 0) == "grass"
+
+
 def test_go_to_walks_back_to_a_remembered_table(env):
     x, y = (int(v) for v in env.player.pos)
     env.world[(x + 2, y)] = "table"
