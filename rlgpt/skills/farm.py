@@ -86,20 +86,24 @@ def _gather(view: ObsView, walls: int, keep: set[Cell]) -> Action:
     inventory holds): stone with a pickaxe, else wood, 2 a table. False when neither can be
     reached and nothing for a wall is held."""
 
+    pickaxe = view.inventory["wood_pickaxe"] > 0
+
     def stones() -> bool:
         return view.inventory["stone"] >= min(walls, 9)
 
-    def wood() -> bool:
-        return view.inventory["wood"] >= min(2 * (walls - view.inventory["stone"]), 8)
+    def wood() -> bool:  # or stone came into view: mined, it makes walls no arrow breaks
+        found = pickaxe and bool(view.cells("stone"))
+        return found or view.inventory["wood"] >= min(2 * (walls - view.inventory["stone"]), 8)
 
     if view.inventory["stone"] > 0:
         return True  # build with what is held; gather for all the rest once it runs out
-    pickaxe = view.inventory["wood_pickaxe"] > 0
     if pickaxe and (yield from _harvest(view, "stone", keep, stones)):
         return True
     if view.inventory["stone"] > 0 or view.inventory["wood"] >= 2:
         return True
-    return (yield from _harvest(view, "tree", keep, wood)) or _material(view) is not None
+    if (yield from _harvest(view, "tree", keep, wood)) and pickaxe:
+        yield from _harvest(view, "stone", keep, stones)
+    return _material(view) is not None
 
 
 def _top_up(view: ObsView) -> Action:
@@ -167,18 +171,22 @@ def _wait(view: ObsView) -> Action:
 
 def _shoo(view: ObsView, plant: Cell, near: int = 3) -> Action:
     """A cow beside a plant kills it, and cows wander: hit every cow in view within `near` of
-    the plant cell (relative) until it is eaten (food for the wait, too). True if it hit."""
-    plant_world, hit = add(view.position, plant), False
+    the plant cell (relative) until it is eaten (food for the wait, too), following one it hit
+    3 cells farther. True if it hit."""
+    plant_world, hit, chasing = add(view.position, plant), False, False
+    eaten = view.achievements["eat_cow"]
     for _ in range(30):
-        p = _rel(view, plant_world)
-        cows = [c for c in view.cells("cow") if abs(c[0] - p[0]) + abs(c[1] - p[1]) <= near]
+        if view.achievements["eat_cow"] != eaten:  # the one it hit is eaten
+            chasing, eaten = False, view.achievements["eat_cow"]
+        p, far = _rel(view, plant_world), near + 3 if chasing else near
+        cows = [c for c in view.cells("cow") if abs(c[0] - p[0]) + abs(c[1] - p[1]) <= far]
         if not cows:
             break
         if cows[0] in MOVES:
             if view.facing != cows[0]:
                 yield MOVES[cows[0]]  # a cow is no floor: this only turns
             yield "do"
-            hit = True
+            hit = chasing = True
             continue
         path = route(view, {add(cows[0], m) for m in MOVES})
         if not path or not (yield from follow_path(view, path[:1])):

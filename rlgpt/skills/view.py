@@ -198,9 +198,9 @@ class ObsView:
         return self._pos
 
     def remembered(self, name: str) -> list[tuple[int, int]]:
-        """All (dx, dy) where a material `name` (e.g. "table", "water", "iron") was seen this
-        episode (whatever acted then), in view or not, nearest (Manhattan) first; [] when never
-        seen."""
+        """All (dx, dy) where a material `name` (e.g. "table", "water", "iron") or a "plant"
+        (plants never move) was seen this episode (whatever acted then), in view or not,
+        nearest (Manhattan) first; [] when never seen."""
         want, (px, py), h = self._check_name(name), self._pos, self._area[1]
         if self._pending:
             self._remember()
@@ -209,8 +209,8 @@ class ObsView:
 
     def remembered_at(self, dx: int, dy: int) -> str:
         """What is at (dx, dy) as far as this episode has seen: in view, what is there now
-        (creatures too); out of view, the material last seen there; 'unknown' where never
-        seen; 'none' outside the world."""
+        (creatures too); out of view, the material (or plant) last seen there; 'unknown' where
+        never seen; 'none' outside the world."""
         r = self._radius
         if abs(dx) <= r and abs(dy) <= r:
             return self.at(dx, dy)

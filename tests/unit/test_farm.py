@@ -113,6 +113,28 @@ def test_the_sapling_is_sown_in_a_nook_where_its_pen_will_stand(env):
     assert tuple(env.player.pos) == (nook[0], nook[1] + 1)  # on a, the one open side
 
 
+def test_a_cow_near_where_the_sapling_goes_is_eaten_before_it_is_sown(env):
+    """A cow that wanders next to a plant kills it: one within three cells of the nook is hit
+    until it is eaten, and only then is the sapling sown there."""
+    x, y = (int(v) for v in env.player.pos)
+    nook = (x + 3, y - 2)
+    for dx, dy in ((-1, 0), (1, 0), (0, -1)):
+        env.world[(nook[0] + dx, nook[1] + dy)] = "tree"
+    env.world.add(objects.Cow(env.world, np.array((nook[0] + 1, nook[1] + 2))))
+    env.player.inventory["sapling"] = 1
+    env.refresh()
+    view = view_of(env)
+    taken = []
+    for _ in range(4):  # the template calls sow again after a chase
+        more, _ = drive(env, view, sow(view), limit=60)
+        taken += more
+        if "place_plant" in more:
+            break
+    assert env.player.achievements["eat_cow"] == 1, taken
+    assert taken.index("place_plant") > max(i for i, a in enumerate(taken) if a == "do")
+    assert type(env.world[nook][1]).__name__ == "Plant"
+
+
 def test_the_plants_own_walls_are_built_before_the_rest_of_the_pen(env):
     """On open grass with a plant growing and stones held, the first three walls placed are
     the plant's: it is open on one side only (a, where the player comes in) while the rest
