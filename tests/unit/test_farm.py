@@ -10,7 +10,7 @@ import pytest
 from crafter import objects
 
 from rlgpt.envs.recipes import actions
-from rlgpt.skills.farm import grow_plant, sow
+from rlgpt.skills.farm import _gather, grow_plant, sow
 from rlgpt.skills.pen import OPEN, pen_cells, pen_site, site_cost, wall_order
 from rlgpt.skills.runtime import view_state
 from tests.support.world import drive, grass_plain, view_of
@@ -47,6 +47,22 @@ def test_the_site_with_walls_already_standing_wins(env):
     env.refresh()
     view = view_of(env)
     assert pen_site(view) == ((3, -1), (0, 1))
+
+
+def test_of_two_sites_alike_the_one_without_a_table_among_its_walls_wins(env):
+    """A skeleton's arrow turns a table into a path, opening the pen: two nooks the same
+    distance away, one closed behind by a tree and one by a table, and the tree's is chosen
+    (on a tie the table's would be: it sorts first)."""
+    x, y = (int(v) for v in env.player.pos)
+    for side, back in ((3, "tree"), (-3, "table")):
+        env.world[(x + side - 1, y - 2)] = "tree"
+        env.world[(x + side + 1, y - 2)] = "tree"
+        env.world[(x + side, y - 3)] = back
+    env.player.inventory["sapling"] = 1
+    env.refresh()
+    view = view_of(env)
+    assert site_cost(view, (3, -2), (0, 1)) == site_cost(view, (-3, -2), (0, 1)) == 5
+    assert pen_site(view) == ((3, -2), (0, 1))
 
 
 def test_no_site_is_chosen_whose_walls_no_order_can_place(env):
@@ -148,6 +164,24 @@ def test_the_plants_own_walls_are_built_before_the_rest_of_the_pen(env):
     assert taken.count("place_stone") == 3, taken
     around = [env.world[(plant[0] + dx, plant[1] + dy)][0] for dx, dy in MOVES4]
     assert sorted(around).count("stone") == 3, around
+
+
+def test_gathering_wood_for_tables_stops_for_stone_that_comes_into_view(env):
+    """With a pickaxe and no stone known, walls must come from trees (two wood a table, which
+    an arrow breaks). Stone that comes into view on the way is mined instead."""
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(3, 7):
+        env.world[(x + dx, y)] = "tree"
+    for dx in (8, 9):  # out of view (four cells each way) until the player is at x + 4
+        for dy in (-1, 0, 1):
+            env.world[(x + dx, y + dy)] = "stone"
+    env.player.inventory["wood_pickaxe"] = 1
+    env.refresh()
+    view = view_of(env)
+    assert view.cells("stone") == [] and view.remembered("stone") == []
+    taken, ok = drive(env, view, _gather(view, 4, set()), limit=120)
+    assert ok is True and env.player.inventory["stone"] >= 4, taken
+    assert env.player.inventory["wood"] < 8  # it stopped short of wood for four tables
 
 
 MOVES4 = ((1, 0), (-1, 0), (0, 1), (0, -1))
