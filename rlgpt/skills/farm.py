@@ -220,10 +220,10 @@ def sow(view: ObsView) -> Action:
 
 
 def grow_plant(view: ObsView) -> Action:
-    """Eat a plant ripe: hit each plant in view once (one may be ripe), then wall a pen (see
-    the module's doc) around a plant growing in view, or around grass where it plants the
-    sapling it holds, and stay sealed in with it, sleeping, drinking and hitting it, until it
-    is eaten. Gathers wood for tables when there are too few stones. Returns True once eaten;
+    """Eat a plant ripe: hit each plant in view once (one may be ripe); with none growing,
+    sow the sapling it holds (`sow`); then wall a pen (see the module's doc) around the plant
+    (or around grass, planted at the seal), and stay sealed in with it, sleeping, drinking and
+    hitting it, until it is eaten. Gathers wood for tables when there are too few stones. Returns True once eaten;
     False when it cannot go on (no sapling and no plant, no pen site or no tree seen: get a
     sapling or explore, then call it again). A generator: `ok = yield from grow_plant(view)`."""
     start = view.achievements["eat_plant"]
@@ -250,6 +250,9 @@ def grow_plant(view: ObsView) -> Action:
             if (yield from approach(view, "plant")):
                 yield "do"
             continue
+        growing = view.cells("plant") or view.remembered("plant")
+        if not growing and view.inventory["sapling"] > 0 and (yield from sow(view)):
+            continue  # none grows (the first died): sow now, not at the seal, and build round it
         stale = not chosen or chosen[-1][0] in banned
         if stale or site_cost(view, *_site_rel(view, chosen[-1])) is None:
             site = pen_site(view, banned=frozenset(banned))

@@ -84,8 +84,9 @@ def test_no_site_is_chosen_whose_walls_no_order_can_place(env):
 
 
 def test_grow_plant_walls_a_pen_plants_and_eats_the_plant_ripe(env):
-    """With a sapling and a wood pickaxe on open grass, stone and water in view: it mines
-    stone, walls a pen, seals itself in with the plant, waits ~300 steps and eats it."""
+    """With a sapling and a wood pickaxe on open grass, stone and water in view: it sows the
+    sapling first (a plant grows from then on), mines stone, walls a pen around it, seals
+    itself in with the plant, waits out the ~300 steps and eats it."""
     x, y = (int(v) for v in env.player.pos)
     for dx in range(2, 5):
         for dy in range(-4, -1):
@@ -100,6 +101,7 @@ def test_grow_plant_walls_a_pen_plants_and_eats_the_plant_ripe(env):
     assert eaten is True and env.player.achievements["eat_plant"] == 1
     assert taken.count("place_plant") == 1 and "place_stone" in taken
     first_plant = taken.index("place_plant")
+    assert first_plant < taken.index("place_stone")  # sown before the walls, not at the seal
     assert len(taken) - first_plant > 300  # a sapling ripens in ~300 steps, not sooner
     px, py = (int(v) for v in env.player.pos)
     fx, fy = (int(v) for v in env.player.facing)
