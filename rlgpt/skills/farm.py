@@ -223,9 +223,10 @@ def grow_plant(view: ObsView) -> Action:
     """Eat a plant ripe: hit each plant in view once (one may be ripe); with none growing,
     sow the sapling it holds (`sow`); then wall a pen (see the module's doc) around the plant
     (or around grass, planted at the seal), and stay sealed in with it, sleeping, drinking and
-    hitting it, until it is eaten. Gathers wood for tables when there are too few stones. Returns True once eaten;
-    False when it cannot go on (no sapling and no plant, no pen site or no tree seen: get a
-    sapling or explore, then call it again). A generator: `ok = yield from grow_plant(view)`."""
+    hitting it, until it is eaten. Gathers wood for tables when there are too few stones.
+    Returns True once eaten; False when it cannot go on (no sapling and no plant, no pen site
+    or no tree seen: get a sapling or explore, then call it again). A generator:
+    `ok = yield from grow_plant(view)`."""
     start = view.achievements["eat_plant"]
     tried: set[Cell] = set()  # plants in view hit once: one may be ripe already
     fed: list[bool] = []
