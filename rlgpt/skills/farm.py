@@ -251,6 +251,8 @@ def grow_plant(view: ObsView) -> Action:
             if (yield from approach(view, "plant")):
                 yield "do"
             continue
+        if (yield from drink_up(view, 4)) or (yield from eat_cow_in_view(view, 4)):
+            continue  # low while building: a pen takes ~100 steps, the wait in it ~200 more
         growing = view.cells("plant") or view.remembered("plant")
         if not growing and view.inventory["sapling"] > 0 and (yield from sow(view)):
             continue  # none grows (the first died): sow now, not at the seal, and build round it

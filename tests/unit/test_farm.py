@@ -168,6 +168,23 @@ def test_the_plants_own_walls_are_built_before_the_rest_of_the_pen(env):
     assert sorted(around).count("stone") == 3, around
 
 
+def test_low_on_water_while_the_pen_is_built_it_drinks_first(env):
+    """Building takes ~100 steps and the wait in the pen ~200 more: below 4 drink, with water
+    in view, it drinks to full before it mines or walls anything."""
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(2, 5):
+        for dy in range(-4, -1):
+            env.world[(x + dx, y + dy)] = "stone"
+    for dx in range(-4, -1):
+        env.world[(x + dx, y + 3)] = "water"
+    env.world.add(objects.Plant(env.world, np.array((x + 3, y + 1))))
+    env.player.inventory["wood_pickaxe"] = 1
+    env.player.inventory["drink"] = 2
+    inv = env.player.inventory
+    taken = _play(env, lambda t: inv["drink"] == 9 or inv["stone"] > 0, 60)
+    assert inv["drink"] == 9 and inv["stone"] == 0 and "place_stone" not in taken, taken
+
+
 def test_gathering_wood_for_tables_stops_for_stone_that_comes_into_view(env):
     """With a pickaxe and no stone known, walls must come from trees (two wood a table, which
     an arrow breaks). Stone that comes into view on the way is mined instead."""
