@@ -14,6 +14,7 @@ job runs in its own process, `--jobs` at once. Ends with one JSON line.
     python benchmarks/tech_tree.py --seeds 1 --episodes 30 --tasks make_stone_pickaxe
     python benchmarks/tech_tree.py --stone-tier   # `rlgpt run --task T`, default params, each
                                                   # task needing at most a wood pickaxe
+    python benchmarks/tech_tree.py --agents script --tasks eat_plant   # any task: no budget
 """
 
 from __future__ import annotations
@@ -221,11 +222,15 @@ def main() -> None:
                         args.masking)  # fmt: skip
         print(json.dumps(res))
         return
+    from rlgpt.envs.tasks import registry
+
     tasks = [t for t in args.tasks.split(",") if t]
-    unknown = [t for t in tasks if t not in BUDGETS]
-    if unknown:
-        sys.exit(f"tech_tree: unknown task(s) {unknown}; choose from {list(BUDGETS)}")
     agents = args.agents.split(",")
+    learners = {"ppo", "rlgpt"} & set(agents)  # budgets only for those that train
+    unknown = [t for t in tasks if t not in (BUDGETS if learners else registry())]
+    if unknown:
+        known = list(BUDGETS) if learners else "any task of `rlgpt tasks`"
+        sys.exit(f"tech_tree: unknown task(s) {unknown} for {args.agents}; choose from {known}")
     out = Path(args.out).resolve()
     results: dict[str, dict[str, list[dict[str, Any]]]] = {
         t: {a: [] for a in agents} for t in tasks
