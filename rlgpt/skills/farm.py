@@ -212,10 +212,12 @@ def sow(view: ObsView) -> Action:
         return False
     if (yield from _shoo(view, p)):
         return True  # where it stood has changed: look again
-    if (yield from follow_path(view, path)):
-        yield MOVES[(-d[0], -d[1])]  # q -> a, facing p
-        if view.facing == _rel(view, p_world) and view.facing_name == "grass":
-            yield "place_plant"
+    if not (yield from follow_path(view, path)):
+        yield "noop"  # blocked on the way: let the world move on (True means it acted)
+        return True
+    yield MOVES[(-d[0], -d[1])]  # q -> a, facing p
+    if view.facing == _rel(view, p_world) and view.facing_name == "grass":
+        yield "place_plant"
     return True
 
 

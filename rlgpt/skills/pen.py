@@ -94,9 +94,9 @@ def pen_site(
     for e, steps in dist.items():
         for d in MOVES:
             p = add(e, d, -3)
-            cost = site_cost(view, p, d)
             if add(view.position, p) in banned:
                 continue
+            cost = site_cost(view, p, d)
             growing = view.remembered_at(*p) == "plant"
             if cost is None or not (growing or sapling):
                 continue
@@ -106,7 +106,8 @@ def pen_site(
             tunnels = sum(view.remembered_at(p[0] + i, p[1] + j) == "path"
                           for i in range(-4, 5) for j in range(-4, 5))  # fmt: skip
             bare = sum(view.remembered_at(*w) in OPEN for w in own_walls(p, d))
-            tables = sum(view.remembered_at(*w) == "table" for w in pen_cells(p, d)[1])
+            walls = pen_cells(p, d)[1]
+            tables = sum(view.remembered_at(*w) == "table" for w in walls)
             s = 8 * (cost + bare) + 6 * tables + steps - 24 * water - 16 * growing + 2 * tunnels
             scored.append((s, p, d))
     for _, p, d in sorted(scored):  # the cheapest whose walls can all be placed
