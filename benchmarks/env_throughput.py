@@ -4,7 +4,7 @@ Both run in one invocation, each in its own fresh process, on the same seeds and
 action sequence:
 - stock: `crafter.Env` as published (image observation, pure-Python OpenSimplex world
   generation: numba is switched off with NUMBA_DISABLE_JIT=1, as on a machine without it);
-- fast:  `rlgpt.envs.crafter_env.CrafterEnv` with the symbolic observation (what training uses).
+- fast:  `rlgpt.worlds.crafter.env.CrafterEnv` with the symbolic observation (what training uses).
 
 Ends with one JSON line: {"stock_steps_per_s", "fast_steps_per_s", "ratio", ...}.
 """
@@ -34,8 +34,8 @@ def _run(kind: str, steps: int, seed: int) -> dict[str, float]:
             return bool(env.step(a)[2])
 
     else:
-        from rlgpt.envs.crafter_env import CrafterEnv
-        from rlgpt.envs.tasks import get_task
+        from rlgpt.worlds.crafter.env import CrafterEnv
+        from rlgpt.worlds.crafter.tasks import get_task
 
         fast = CrafterEnv(get_task("collect_diamond"), "symbolic", seed=seed)
 

@@ -32,9 +32,9 @@ METHODS: dict[str, str] = {
 
 def _plan(task: str) -> tuple[Any, list[tuple[str, int]], Any]:
     """The task, its plan (achievement, count) and the decomposition evaluate() reports on."""
-    from rlgpt.envs.planner import climb_steps, effect_of, precondition_of
-    from rlgpt.envs.tasks import get_task
     from rlgpt.messages import Decomposition, SubAction
+    from rlgpt.worlds.crafter.planner import climb_steps, effect_of, precondition_of
+    from rlgpt.worlds.crafter.tasks import get_task
 
     spec = get_task(task)
     steps = climb_steps(spec.achievement)
@@ -90,10 +90,10 @@ def pure_code(task: str, seed: int, episodes: int) -> dict[str, Any]:
     what still stands), no learning. Samples to first success: env steps played until an
     episode first succeeded (nothing is trained)."""
     from rlgpt.config import EvalParams, load_params
-    from rlgpt.llm.offline import write_action
     from rlgpt.messages import RLConfig
     from rlgpt.rl.evaluate import evaluate
     from rlgpt.skills.runtime import MacroActionWrapper
+    from rlgpt.worlds.crafter.author import write_action
 
     params = load_params(ROOT / "params.yaml")
     spec, steps, dec = _plan(task)

@@ -56,10 +56,10 @@ def _baseline(samples: int, seed: int) -> dict[str, float]:
 
 def _rlgpt(samples: int, seed: int) -> dict[str, float]:
     from rlgpt.config import Params
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.llm.offline import write_action
     from rlgpt.messages import RewardTerm, RLConfig
     from rlgpt.rl.train import train
+    from rlgpt.worlds.crafter.author import write_action
+    from rlgpt.worlds.crafter.tasks import get_task
 
     params = Params()
     task = get_task("make_wood_pickaxe")

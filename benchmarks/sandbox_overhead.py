@@ -25,10 +25,6 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from rlgpt import OPENMP_DEFAULTS
 from rlgpt.config import Params
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import actions, semantic_names
-from rlgpt.envs.tasks import get_task
-from rlgpt.llm.offline import write_action
 from rlgpt.messages import RewardTerm, RLConfig
 from rlgpt.rl.envs import SlimInfo
 from rlgpt.rl.rewards import AchievementReward
@@ -36,7 +32,14 @@ from rlgpt.rl.train import PrimitiveBudget, train
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.validate import validate_action
 from rlgpt.sandbox.worker import _Worker
-from rlgpt.skills.runtime import MacroActionWrapper, view_state
+from rlgpt.skills.runtime import MacroActionWrapper
+from rlgpt.worlds import get_world
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.recipes import VITALS, actions
+from rlgpt.worlds.crafter.tasks import get_task
+
+SKILLS = get_world("crafter").skills()
 
 NAMES = ["collect_wood", "place_table", "make_wood_pickaxe"]
 
@@ -46,7 +49,7 @@ class InProcess:
 
     def __init__(self, coded: list[Any]) -> None:
         self.w = _Worker()
-        self.w.load({"names": list(semantic_names()), "primitives": actions(),
+        self.w.load({"api": SKILLS.api, "view": SKILLS.view, "primitives": actions(),
                      "actions": {c.name: c.source for c in coded}})  # fmt: skip
 
     def _reply(self, msg: dict[str, Any]) -> str | None:
@@ -75,7 +78,10 @@ def _ppo_in_process(params: Params, cfg: RLConfig, coded: list[Any], seed: int) 
             base = CrafterEnv(task, "symbolic", params.train.view_radius, seed * 1000 + rank)
             shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
             budget, penalty = params.train.macro_step_budget, cfg.no_effect_penalty
-            env = MacroActionWrapper(shaped, NAMES, InProcess(coded), budget, penalty)
+            env = MacroActionWrapper(
+                shaped, NAMES, InProcess(coded), all_primitives=actions(), vitals=VITALS,
+                step_budget=budget, no_effect_penalty=penalty,
+            )  # fmt: skip
             return SlimInfo(env)
 
         return build
@@ -94,8 +100,8 @@ def _ppo_in_process(params: Params, cfg: RLConfig, coded: list[Any], seed: int) 
 def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
     env = CrafterEnv(get_task("make_wood_pickaxe"))
     _, info = env.reset(seed=0)
-    state = view_state(env, info)
-    worker = MacroWorker([c for c in coded if c.name == "place_table"], isolation=isolation)
+    state = env.view_state(info)
+    worker = MacroWorker([c for c in coded if c.name == "place_table"], SKILLS, isolation=isolation)
     try:
         t0 = time.perf_counter()
         for _ in range(n):

@@ -40,10 +40,10 @@ NAMES = ["collect_wood", "place_table", "make_wood_pickaxe"]
 def _child(samples: int, seed: int, slots: int | None) -> None:
     """One training in this process; prints its samples and its start and end times."""
     from rlgpt.config import Params
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.llm.offline import write_action
     from rlgpt.messages import RewardTerm, RLConfig
     from rlgpt.rl.train import train
+    from rlgpt.worlds.crafter.author import write_action
+    from rlgpt.worlds.crafter.tasks import get_task
 
     params = Params()
     coded = [write_action(n, params.train.macro_step_budget) for n in NAMES]

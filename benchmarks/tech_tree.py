@@ -1,7 +1,7 @@
 """Tech tree: how far up crafter's tech tree each agent gets, on the same seeds and budgets.
 
 For each task and seed, measured in one invocation:
-  oracle  the whole-map planner (rlgpt/envs/oracle.py): the ceiling the step limit allows;
+  oracle  the whole-map planner (rlgpt/worlds/crafter/oracle.py): the ceiling the step limit allows;
   script  the reference coded actions called in plan order, without learning: the skills alone;
   ppo     SB3 PPO on the 17 primitive actions, the same reward shaping (every plan step's
           achievement up to its count, a bonus on success, -1 on death), the same budget;
@@ -46,10 +46,10 @@ BUDGETS: dict[str, tuple[int, int]] = {
 
 
 def oracle(task: str, seed: int, episodes: int) -> dict[str, Any]:
-    from rlgpt.envs.crafter_env import CrafterEnv
-    from rlgpt.envs.oracle import Oracle
-    from rlgpt.envs.tasks import get_task
     from rlgpt.rl.evaluate import EVAL_SEED_BASE
+    from rlgpt.worlds.crafter.env import CrafterEnv
+    from rlgpt.worlds.crafter.oracle import Oracle
+    from rlgpt.worlds.crafter.tasks import get_task
 
     t0 = time.perf_counter()
     agent = Oracle(CrafterEnv(get_task(task)))
@@ -115,10 +115,10 @@ def rlgpt(
 
 def stone_tier() -> list[str]:
     """Tasks whose plan collects nothing that needs more than a wood pickaxe."""
-    from rlgpt.envs.planner import plan_steps
-    from rlgpt.envs.preconditions import collect_source
-    from rlgpt.envs.recipes import game_data
-    from rlgpt.envs.tasks import registry
+    from rlgpt.worlds.crafter.planner import plan_steps
+    from rlgpt.worlds.crafter.preconditions import collect_source
+    from rlgpt.worlds.crafter.recipes import game_data
+    from rlgpt.worlds.crafter.tasks import registry
 
     collect = game_data()["collect"]
     out = []
@@ -222,7 +222,7 @@ def main() -> None:
                         args.masking)  # fmt: skip
         print(json.dumps(res))
         return
-    from rlgpt.envs.tasks import registry
+    from rlgpt.worlds.crafter.tasks import registry
 
     tasks = [t for t in args.tasks.split(",") if t]
     agents = args.agents.split(",")

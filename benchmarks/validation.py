@@ -14,10 +14,10 @@ import statistics
 import time
 
 from rlgpt.config import Params
-from rlgpt.envs.recipes import achievements
-from rlgpt.llm.offline import write_action
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.validate import validate_action
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.recipes import achievements
 
 TARGET_S = 2.0
 

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from flows import launch
 from rlgpt.errors import RLGPTError, UserError
+from rlgpt.worlds import DEFAULT_WORLD, world_names
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,13 +39,18 @@ def _version() -> str:
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rlgpt",
-        description="RL-GPT on Crafter: LLM agents decide what to code and what to learn.",
+        description="RL-GPT on Crafter (and Craftax-Classic): LLM agents decide what to code "
+        "and what to learn.",
     )
     p.add_argument("--version", action="version", version=f"rlgpt {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     tasks = sub.add_parser("tasks", help="list the tasks and their success conditions")
     tasks.add_argument("--json", action="store_true", help="machine-readable output")
+    tasks.add_argument("--world", default=DEFAULT_WORLD, choices=world_names(),
+                       help=f"the game (default: {DEFAULT_WORLD})")  # fmt: skip
     run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")
+    run.add_argument("--world", choices=world_names(),
+                     help="the game (default: params.yaml run.world)")  # fmt: skip
     run.add_argument("--task", help="task name (default: params.yaml run.task)")
     run.add_argument("--iterations", type=int, help="most iterations (default: params.yaml)")
     run.add_argument(
@@ -80,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--seeds", type=int, default=1,
                     help="seeds per task, from params.yaml run.seed on (default 1)")  # fmt: skip
     sw.add_argument("--iterations", type=int, help="most iterations per run (default: params)")
+    sw.add_argument("--world", choices=world_names(),
+                    help="the game (default: params.yaml run.world)")  # fmt: skip
     sw.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     sw.add_argument(
         "--set",
@@ -168,22 +176,27 @@ def _parser() -> argparse.ArgumentParser:
         "--budget", type=int, help="step budget of the action (default: train.macro_step_budget)"
     )
     check.add_argument("--timeout", type=float, help="wall limit per action (s)")
+    check.add_argument(
+        "--world",
+        choices=world_names(),
+        help="the game whose states it runs on (default: params.yaml run.world)",
+    )
     check.add_argument("--degraded", action="store_true",
                        help="no bubblewrap: rlimits and a clean environment only")  # fmt: skip
     return p
 
 
-def _cmd_tasks(as_json: bool = False) -> int:
-    from rlgpt.envs.planner import climb_steps
-    from rlgpt.envs.tasks import registry
+def _cmd_tasks(as_json: bool = False, world_name: str = DEFAULT_WORLD) -> int:
+    from rlgpt.worlds import get_world
 
+    world = get_world(world_name)
     if as_json:
-        rows = [t.model_dump() | {"plan": [[a, n] for a, n in climb_steps(t.achievement)]}
-                for t in registry().values()]  # fmt: skip
+        rows = [t.model_dump() | {"plan": [[a, n] for a, n in world.plan(t)]}
+                for t in world.tasks().values()]  # fmt: skip
         print(json.dumps(rows, indent=1))
         return 0
-    for t in registry().values():
-        chain = " -> ".join(f"{a}x{n}" if n > 1 else a for a, n in climb_steps(t.achievement))
+    for t in world.tasks().values():
+        chain = " -> ".join(f"{a}x{n}" if n > 1 else a for a, n in world.plan(t))
         paper = f"  [paper: {t.paper_name}]" if t.paper_name else ""
         print(f"{t.name:<20} success: achievement '{t.achievement}' within "
               f"{t.max_episode_steps} steps{paper}\n{'':<20} plan: {chain}")  # fmt: skip
@@ -254,7 +267,12 @@ def _cmd_sandbox_check(args: argparse.Namespace) -> int:
         except ValueError:
             raise UserError(f"'{name}' is not a valid action name; pass --name") from None
         results.append(
-            validate_action(action, sandbox=sandbox, view_radius=params.train.view_radius)
+            validate_action(
+                action,
+                sandbox=sandbox,
+                view_radius=params.train.view_radius,
+                world=args.world or params.run.world,
+            )  # fmt: skip
         )
     print(ValidationReport(actions=results).model_dump_json(indent=2))
     for r in results:  # one line each for people; the JSON above is for scripts
@@ -268,7 +286,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         if args.command == "tasks":
-            code = _cmd_tasks(args.json)
+            code = _cmd_tasks(args.json, args.world)
         elif args.command == "run":
             code = launch.cmd_run(args)
         elif args.command == "sweep":
@@ -289,9 +307,9 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code = _cmd_serve(args)
         elif args.command == "completion":
             from flows.completion import bash_script
-            from rlgpt.envs.tasks import registry
+            from rlgpt.worlds import get_world
 
-            names = sorted(registry())
+            names = sorted(get_world().tasks())
             print(bash_script(_parser(), values={"--task": names, "--tasks": names}), end="")
             code = 0
         elif args.command == "ui":

@@ -35,7 +35,8 @@ _OFFLINE_ENV = {
 RUN_DIR: list[Path] = []  # the run directory of this process, once known (for error logs)
 # Which command-line flag sets which key (for one-line errors that name the flag).
 FLAGS = {
-    "run.task": "--task", "run.iterations": "--iterations", "run.seed": "--seed",
+    "run.world": "--world", "run.task": "--task", "run.iterations": "--iterations",
+    "run.seed": "--seed",
     "llm.backend": "--llm", "llm.model": "--model", "llm.base_url": "--base-url",
     "llm.replay_from": "--from",
 }  # fmt: skip
@@ -65,7 +66,12 @@ def run_params(args: argparse.Namespace) -> Params:
         raise UserError("--from RUN_ID goes with --llm replay (it names the run to replay)")
     sets = parse_sets(getattr(args, "set", None) or [])
     flags = {
-        "run": {"task": args.task, "iterations": args.iterations, "seed": args.seed},
+        "run": {
+            "world": args.world,
+            "task": args.task,
+            "iterations": args.iterations,
+            "seed": args.seed,
+        },
         "llm": {"backend": args.llm, "model": args.model, "base_url": args.base_url},
         "library": {"use": False, "add": False} if getattr(args, "no_library", False) else {},
     }
@@ -87,14 +93,14 @@ def run_params(args: argparse.Namespace) -> Params:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from rlgpt.envs.tasks import get_task
     from rlgpt.llm.factory import make_llm
+    from rlgpt.worlds import find_task
 
     if args.run_id is not None:
         check_run_id(args.run_id)
     params = run_params(args)
-    task = get_task(params.run.task)
-    make_llm(params.llm, params.run.runs_dir)  # no key, no recording to replay: say so now
+    task = find_task(params.run.world, params.run.task)
+    make_llm(params.llm, params.run.runs_dir, task.world)  # no key, no recording: say so now
     run_id = check_run_id(args.run_id or f"{task.name}-{time.strftime('%Y%m%d-%H%M%S')}")
     runs_dir = Path(params.run.runs_dir)
     lock = RunLock(runs_dir, run_id)
@@ -108,7 +114,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    from rlgpt.envs.tasks import get_task
+    from rlgpt.worlds import find_task
 
     runs_dir = Path(args.runs_dir)
     root = runs_dir / check_run_id(args.run_id)
@@ -118,7 +124,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     params = read_run_params(root / "params.yaml")
     params.run.runs_dir = args.runs_dir
     ctx = RunContext(
-        run_id=args.run_id, params=params, task=get_task(params.run.task),
+        run_id=args.run_id, params=params, task=find_task(params.run.world, params.run.task),
         show_progress=not args.quiet, resume=True,
     )  # fmt: skip
     try:

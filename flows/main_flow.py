@@ -15,10 +15,10 @@ from prefect.runtime import flow_run
 
 from flows.rlgpt_flow import rlgpt_run
 from rlgpt.config import dotted_keys, load_params, merge_nested, parse_sets
-from rlgpt.envs.tasks import get_task
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.rundir import RunLock, check_run_id, create
 from rlgpt.llm.factory import make_llm
+from rlgpt.worlds import find_task
 
 
 def _name() -> str:
@@ -43,8 +43,8 @@ def rlgpt_flow(
     names = {k: f"sets: {k}" for k in dotted_keys(overrides)}
     path = params_path if Path(params_path).is_file() or params_path != "params.yaml" else None
     params = load_params(path, overrides, names)
-    spec = get_task(params.run.task)
-    make_llm(params.llm, params.run.runs_dir)  # no key, no recording to replay: say so now
+    spec = find_task(params.run.world, params.run.task)
+    make_llm(params.llm, params.run.runs_dir, spec.world)  # no key, no recording: say so now
     rid = check_run_id(run_id or f"{spec.name}-{time.strftime('%Y%m%d-%H%M%S')}")
     runs_dir = Path(params.run.runs_dir)
     lock = RunLock(runs_dir, rid)

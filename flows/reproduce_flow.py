@@ -8,12 +8,12 @@ from pathlib import Path
 from prefect import flow
 
 from flows.rlgpt_flow import rlgpt_run
-from rlgpt.envs.tasks import get_task
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import read_model
 from rlgpt.lineage.reproduce import Comparison, compare, replay_params
 from rlgpt.lineage.rundir import RunLock, create
 from rlgpt.lineage.summary import RunSummary
+from rlgpt.worlds import find_task
 from tasks.tracking import log_reproduction, record_comparison
 
 
@@ -24,8 +24,8 @@ def reproduce(run_id: str, runs_dir: str = "runs") -> Comparison:
     params = replay_params(root, run_id)
     original = read_model(root / run_id / "summary.json", RunSummary)
     new_id = f"{run_id}-repro-{time.strftime('%Y%m%d-%H%M%S')}"
-    ctx = RunContext(run_id=new_id, params=params, task=get_task(params.run.task),
-                     show_progress=False)  # fmt: skip
+    task = find_task(params.run.world, params.run.task)
+    ctx = RunContext(run_id=new_id, params=params, task=task, show_progress=False)
     lock = RunLock(root, new_id)
     create(root, new_id, force=False)
     (ctx.layout.root / "params.yaml").write_text(params.model_dump_json(indent=2))

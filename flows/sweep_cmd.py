@@ -17,19 +17,21 @@ from rlgpt.lineage.sweep import SweepRun, SweepSummary, table, write
 
 
 def _params_and_specs(args: argparse.Namespace) -> tuple[Params, list[SweepRun], Path, str]:
-    from rlgpt.envs.tasks import get_task
+    from rlgpt.worlds import find_task
 
     sets = parse_sets(args.set or [])
     scale = {k: v for k, v in {"runner": args.runner, "workers": args.workers,
                                 "address": args.address}.items() if v is not None}  # fmt: skip
-    flags = {"scale": scale, "run": {"iterations": args.iterations}}
+    flags = {"scale": scale, "run": {"iterations": args.iterations, "world": args.world}}
     overrides = {s: merge_nested(sets.get(s, {}), flags.get(s, {})) for s in {*sets, *flags}}
     names = {**{k: f"--set {k}" for k in dotted_keys(sets)}, "run.iterations": "--iterations",
+             "run.world": "--world",
              "scale.runner": "--runner", "scale.workers": "--workers",
              "scale.address": "--address"}  # fmt: skip
     default = args.params == "params.yaml" and not Path(args.params).exists()
     params = load_params(None if default else args.params, overrides, names)
-    tasks = [get_task(t.strip()).name for t in args.tasks.split(",") if t.strip()]
+    world = params.run.world
+    tasks = [find_task(world, t.strip()).name for t in args.tasks.split(",") if t.strip()]
     if not tasks or len(set(tasks)) != len(tasks):
         raise UserError("--tasks takes distinct task names separated by commas (see `rlgpt tasks`)")
     if args.seeds < 1:

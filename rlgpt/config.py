@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from rlgpt.errors import UserError
 from rlgpt.messages import PPOConfig
+from rlgpt.worlds import DEFAULT_WORLD, WORLDS
 
 
 class _Section(BaseModel):
@@ -21,6 +22,11 @@ class _Section(BaseModel):
 class RunParams(_Section):
     """What to run."""
 
+    world: str = Field(
+        default=DEFAULT_WORLD,
+        description="The game: 'crafter' or 'craftax-classic' (the `craftax` extra; see "
+        "docs/worlds.md).",
+    )
     task: str = Field(default="make_wood_pickaxe", description="Task name (see `rlgpt tasks`).")
     iterations: int = Field(default=4, ge=1, le=50, description="Most iterations (inner+outer).")
     max_inner: int = Field(default=2, ge=1, description="Fast-agent rounds per decomposition.")
@@ -39,6 +45,13 @@ class RunParams(_Section):
         description="false: the critic is not asked and its feedback withheld; an iteration "
         "only learns whether it reached success_threshold (the critic ablation).",
     )
+
+    @field_validator("world")
+    @classmethod
+    def _known_world(cls, v: str) -> str:
+        if v not in WORLDS:
+            raise ValueError(f"unknown world '{v}'; choose one of: {', '.join(WORLDS)}")
+        return v
 
 
 class Price(_Section):

@@ -28,17 +28,25 @@ class Message(BaseModel):
 
 
 class TaskSpec(Message):
-    """A task: reach one Crafter achievement within an episode step limit."""
+    """A task: reach one achievement of a world within an episode step limit."""
 
     name: str = Field(description="Task name, e.g. 'make_wood_pickaxe'.")
-    achievement: str = Field(description="Crafter achievement whose unlock is success.")
+    achievement: str = Field(description="The world's achievement whose unlock is success.")
     description: str = Field(description="One line for humans and prompts.")
     max_episode_steps: int = Field(gt=0, description="Primitive steps before truncation.")
     paper_name: str | None = Field(default=None, description="RL-GPT paper task it stands for.")
+    world: str = Field(default="crafter", description="The world (game) the task belongs to.")
+
+    def _hashed(self) -> dict[str, object]:
+        """Without `world` while it is crafter: hashes of tasks recorded before worlds stay."""
+        dump = self.model_dump(mode="json")
+        if dump["world"] == "crafter":
+            del dump["world"]
+        return dump
 
 
 class SubAction(Message):
-    """One step of a decomposition; `name` is the Crafter achievement it unlocks."""
+    """One step of a decomposition; `name` is the achievement it unlocks."""
 
     name: str = Field(description="Achievement unlocked by this sub-action, e.g. 'collect_wood'.")
     description: str
@@ -121,8 +129,8 @@ class RLConfig(Message):
     )
     primitive_actions: list[str] | None = Field(
         default=None,
-        description="Crafter's primitive actions kept in the action space (null: all 17; [] "
-        "when every sub-action is coded and the policy only chooses among them).",
+        description="The game's primitive actions kept in the action space (null: all of "
+        "them; [] when every sub-action is coded and the policy only chooses among them).",
     )
     observation: Literal["symbolic", "image"] = "symbolic"
     ppo: PPOConfig = Field(default_factory=PPOConfig)
@@ -139,8 +147,9 @@ class RLConfig(Message):
 
 
 class Scenario(Message):
-    """A validation state: a real Crafter world (seed) that the trusted process arranged so that
-    the sub-action's precondition holds ("met") or, on purpose, does not ("unmet")."""
+    """A validation state: a real world of the game (seed) that the trusted process arranged on
+    its grid so that the sub-action's precondition holds ("met") or, on purpose, does not
+    ("unmet"): items given, stations and a target laid out relative to the player."""
 
     name: str
     seed: int

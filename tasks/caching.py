@@ -32,6 +32,7 @@ _LATER_INPUTS = frozenset({"previous"})
 # Params added after runs were recorded: left out of every key while at their default.
 _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("run", "critic"): True,
+    ("run", "world"): "crafter",
     ("run", "agents"): "two",
     ("train", "action_masking"): "off",
     ("scale", "candidates"): 1,

@@ -60,8 +60,9 @@ def validate_candidate(
 ) -> ActionValidation:
     """One candidate in its own sandboxed worker (submitted: all candidates run at once)."""
     result = validate_action(
-        action, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius
-    )
+        action, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius,
+        world=ctx.task.world,
+    )  # fmt: skip
     out = ctx.layout.iter_dir(k) / "candidates" / action.name / f"{index}.validation.json"
     finish(ctx, [write_model(out, result)])
     return result

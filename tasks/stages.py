@@ -36,7 +36,8 @@ from tasks.caching import finish, stage
 
 
 def agent_args(ctx: RunContext, k: int) -> tuple[LLM, Path]:
-    return make_llm(ctx.params.llm, ctx.params.run.runs_dir), ctx.layout.llm_dir(k)
+    llm = make_llm(ctx.params.llm, ctx.params.run.runs_dir, ctx.task.world)
+    return llm, ctx.layout.llm_dir(k)
 
 
 def agent_kwargs(ctx: RunContext) -> dict[str, Any]:
@@ -114,8 +115,9 @@ def generate_code(
 @stage("validate", retries=1)
 def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
     report = validate_all(
-        coded, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius
-    )
+        coded, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius,
+        world=ctx.task.world,
+    )  # fmt: skip
     finish(ctx, [write_model(ctx.layout.file(k, "validation.json"), report)])
     return report
 

@@ -28,7 +28,7 @@ from rlgpt.lineage.reproduce import Comparison
 from rlgpt.lineage.summary import IterationSummary
 from rlgpt.lineage.sweep import SweepSummary
 from rlgpt.messages import EvalReport
-from rlgpt.skills.library import library_hash
+from rlgpt.worlds import get_world
 
 
 def client(uri: str) -> MlflowClient:
@@ -69,15 +69,18 @@ def start_parent(ctx: RunContext, llm_model: str) -> str:
     if p.tracking.parent_run:  # nested under a benchmark's run (benchmarks/paper.py)
         tags["mlflow.parentRunId"] = p.tracking.parent_run
     run = c.create_run(exp, run_name=ctx.run_id, tags=tags)
+    world = get_world(ctx.task.world)
     params = {
-        "task": ctx.task.name, "llm.backend": p.llm.backend, "llm.model": llm_model,
+        "world": world.name, "task": ctx.task.name, "llm.backend": p.llm.backend,
+        "llm.model": llm_model,
         "llm.base_url": p.llm.base_url or "-", "llm.models": json.dumps(p.llm.models),
         "llm.temperature": p.llm.temperature, "llm.replay_from": p.llm.replay_from or "-",
         "seed": p.run.seed, "iterations": p.run.iterations, "max_inner": p.run.max_inner,
         "critic": p.run.critic,
         "train.sample_budget": p.train.sample_budget, "train.n_envs": p.train.n_envs,
-        "eval.episodes": p.eval.episodes, "skill_library.sha256": library_hash(),
-        **{f"prompt.{k}.sha256": v for k, v in all_template_hashes().items()},
+        "eval.episodes": p.eval.episodes,
+        "skill_library.sha256": world.author().library_hash(),
+        **{f"prompt.{k}.sha256": v for k, v in all_template_hashes(world.name).items()},
     }  # fmt: skip
     params |= flat(p.model_dump(mode="json"), "params.")  # every value of params.yaml
     _log_params(c, run.info.run_id, params)

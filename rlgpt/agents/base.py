@@ -17,6 +17,7 @@ from rlgpt.errors import RLGPTError
 from rlgpt.llm.base import LLM, ChatMessage, LLMReply, LLMRequest, exchange_key, sampling_for
 from rlgpt.llm.exchanges import run_exchanges
 from rlgpt.llm.ledger import check_budget
+from rlgpt.worlds import DEFAULT_WORLD, get_world
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -72,9 +73,11 @@ class Agent:
         """Render prompts/<kind>.md with `context`, ask, and return a validated `model`.
         `candidate` i > 0: another sample of the same prompt (sampled with seed + i)."""
         values = {**context, "schema": json.dumps(model.model_json_schema())}
+        task = context.get("task") or {}  # every role's request names its task, and so its world
+        world = get_world(str(task.get("world", DEFAULT_WORLD)))
         messages = [
-            ChatMessage(role="system", content=render("system")),
-            ChatMessage(role="user", content=render(kind, **values)),
+            ChatMessage(role="system", content=render("system", world.name, game=world.title)),
+            ChatMessage(role="user", content=render(kind, world.name, **values)),
         ]
         for attempt in range(self.format_retries + 1):
             request = LLMRequest(
@@ -82,7 +85,7 @@ class Agent:
                 kind=kind,
                 messages=messages,
                 context=json.loads(json.dumps(context, default=str)),
-                template_hash=template_hash(kind),
+                template_hash=template_hash(kind, world.name),
                 response_schema=model.model_json_schema(),
                 candidate=candidate,
             )

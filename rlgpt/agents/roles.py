@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
-
-import yaml
+from typing import Any
 
 from rlgpt.agents.base import Agent
-from rlgpt.envs.recipes import actions, game_data
 from rlgpt.messages import (
     ActionValidation,
     CodedAction,
@@ -23,14 +20,13 @@ from rlgpt.messages import (
     TaskSpec,
     ValidationReport,
 )  # fmt: skip
-from rlgpt.skills.doc import api_reference
+from rlgpt.worlds import get_world
 
 
-@functools.cache
-def recipes_text() -> str:
-    """The recipe facts of crafter's data.yaml, as YAML for prompts."""
-    data = game_data()
-    return yaml.safe_dump({k: data[k] for k in ("collect", "place", "make")}, sort_keys=False)
+def game(task: TaskSpec) -> dict[str, Any]:
+    """What the prompts say about the task's world: its facts (`recipes`), `primitives` and
+    `skill_api` reference (World.prompt_values)."""
+    return get_world(task.world).prompt_values()
 
 
 _CODE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
@@ -62,7 +58,7 @@ class SlowAgent(Agent):
             "slow_decompose",
             Decomposition,
             task=task.model_dump(),
-            recipes=recipes_text(),
+            recipes=game(task)["recipes"],
             previous=previous.model_dump() if previous else None,
             critique=critique.model_dump() if critique else None,
         )
@@ -87,9 +83,7 @@ class OneAgent(Agent):
             "one_agent",
             PlanAndCode,
             task=task.model_dump(),
-            recipes=recipes_text(),
-            primitives=actions(),
-            skill_api=api_reference(),
+            **game(task),
             step_budget=step_budget,
             previous=previous.model_dump() if previous else None,
             code={c.name: c.source for c in code},
@@ -121,9 +115,7 @@ class FastAgent(Agent):
             candidate=candidate,
             task=task.model_dump(),
             sub_action=sub.model_dump(),
-            recipes=recipes_text(),
-            primitives=actions(),
-            skill_api=api_reference(),
+            **game(task),
             step_budget=step_budget,
             feedback={k: v for k, v in feedback.items() if k == sub.name},
         )
@@ -142,8 +134,8 @@ class FastAgent(Agent):
             sub_action=sub.model_dump(),
             action=action.model_dump(),
             validation=validation.model_dump(exclude={"scenarios"}),
-            primitives=actions(),
-            skill_api=api_reference(),
+            primitives=game(task)["primitives"],
+            skill_api=game(task)["skill_api"],
             attempt=attempt,
             attempts=attempts,
         )
@@ -159,6 +151,7 @@ class FastAgent(Agent):
             task=task.model_dump(),
             decomposition=dec.model_dump(),
             coded=coded,
+            primitives=game(task)["primitives"],
             ppo=ppo.model_dump(),
             sample_budget=sample_budget,
         )
@@ -168,17 +161,17 @@ class FastAgent(Agent):
                 update={"macro_actions": [m for m in cfg.macro_actions if m in coded]}
             )
         # the budget is the user's (train.sample_budget): a model cannot spend more, or less
-        update = {"primitive_actions": kept_primitives(cfg, dec), "sample_budget": sample_budget}
-        return cfg.model_copy(update=update)
+        kept = kept_primitives(cfg, dec, game(task)["primitives"])
+        return cfg.model_copy(update={"primitive_actions": kept, "sample_budget": sample_budget})
 
 
-def kept_primitives(cfg: RLConfig, dec: Decomposition) -> list[str] | None:
-    """The primitives the action space keeps: the model's choice, without names crafter does
-    not have, and all 17 (None) while a sub-action is not inserted (RL must reach it) or when
-    nothing would be left to choose."""
+def kept_primitives(cfg: RLConfig, dec: Decomposition, primitives: list[str]) -> list[str] | None:
+    """The primitives the action space keeps: the model's choice, without names the game does
+    not have (`primitives`), and all of them (None) while a sub-action is not inserted (RL
+    must reach it) or when nothing would be left to choose."""
     if cfg.primitive_actions is None:
         return None
-    known = [p for p in cfg.primitive_actions if p in actions()]
+    known = [p for p in cfg.primitive_actions if p in primitives]
     uncovered = [s.name for s in dec.sub_actions if s.name not in cfg.macro_actions]
     if uncovered or not (known or cfg.macro_actions):
         return None

@@ -6,10 +6,11 @@ from pathlib import Path
 
 from rlgpt.config import LLMParams
 from rlgpt.llm.base import LLM
-from rlgpt.llm.offline import OfflineAuthor
+from rlgpt.worlds import DEFAULT_WORLD
 
 
-def make_llm(params: LLMParams, runs_dir: Path | str = "runs") -> LLM:
+def make_llm(params: LLMParams, runs_dir: Path | str = "runs", world: str = DEFAULT_WORLD) -> LLM:
+    """The backend of `params`; the offline author plays the roles from `world`'s knowledge."""
     if params.backend == "openai":
         from rlgpt.llm.openai_backend import OpenAIBackend
 
@@ -18,4 +19,6 @@ def make_llm(params: LLMParams, runs_dir: Path | str = "runs") -> LLM:
         from rlgpt.llm.replay import ReplayLLM
 
         return ReplayLLM(params, Path(runs_dir))
-    return OfflineAuthor(params.model)
+    from rlgpt.llm.offline import OfflineAuthor
+
+    return OfflineAuthor(params.model, world)

@@ -1,8 +1,9 @@
 """The offline author: a deterministic stand-in for an LLM. It is NOT a language model.
 
-It plays the three roles from crafter's recipe graph and the reference skill library, reading
-the structured context of each request, and answers in the same JSON a model would. It lets the
-whole pipeline run, and improve across iterations, with no key and no network.
+It plays the three roles from the world's recipe graph and reference skill library (the
+world's `author()`: rlgpt/worlds/base.py, WorldAuthor), reading the structured context of each
+request, and answers in the same JSON a model would. It lets the whole pipeline run, and improve
+across iterations, with no key and no network.
 """
 
 from __future__ import annotations
@@ -11,16 +12,6 @@ import json
 import time
 from typing import Any
 
-from rlgpt.envs.planner import (
-    climb_steps,
-    effect_of,
-    is_long,
-    meets_night,
-    precondition_of,
-    survival_steps,
-)
-from rlgpt.envs.preconditions import max_energy, requirement
-from rlgpt.envs.recipes import game_data, stations
 from rlgpt.llm.base import LLMReply, LLMRequest
 from rlgpt.messages import (
     CodedAction,
@@ -30,74 +21,9 @@ from rlgpt.messages import (
     PlanAndCode,
     RewardTerm,
     RLConfig,
-    SubAction,
+    TaskSpec,
 )  # fmt: skip
-from rlgpt.skills.library import library_hash, template
-
-# Which achievements the first plan codes: those with no search in them (a fixed recipe step).
-_CODED_FIRST = ("place_", "make_", "wake_up")
-
-
-def _diggable() -> dict[str, dict[str, int]]:
-    """Materials a path may be mined through, with the tools each needs (from data.yaml)."""
-    collect = game_data()["collect"]
-    keep = {m: dict(c["require"]) for m, c in collect.items() if c["require"] and m != "lava"}
-    return {m: r for m, r in keep.items() if collect[m]["leaves"] == "path"}
-
-
-def _companions(station: str) -> tuple[str, ...]:
-    """Stations that some recipe needs next to `station` (a furnace goes beside the table)."""
-    out: list[str] = []
-    for info in game_data()["make"].values():
-        if station in info["nearby"]:
-            out += [s for s in info["nearby"] if s != station and s not in out]
-    return tuple(out)
-
-
-def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedAction:
-    """Fill the reference template for one achievement. `revised`: the critic faulted the
-    first version; a make_* action then places its missing stations itself."""
-    data = game_data()
-    kind, _, name = ach.partition("_")
-    values: dict[str, Any] = {"name": ach, "achievement": ach, "dig": _diggable()}
-    if ach == "place_plant":  # a sapling grows ~300 steps: where its pen will stand
-        tpl, doc = "sow", "Plant the sapling held where its pen will stand (sow), else in front."
-        values["action"] = ach
-    elif kind == "place" and name in data["place"]:
-        info = data["place"][name]
-        tpl, doc = "place", f"Place a {name} in front of the player."
-        values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach,
-                   "beside": _companions(name), "station": name,
-                   "one": name in stations()}  # fmt: skip
-    elif kind == "make" and name in data["make"] and revised:
-        info = data["make"][name]
-        costs = {st: data["place"][st]["uses"] for st in info["nearby"]}
-        where = tuple(data["place"][info["nearby"][0]]["where"])
-        tpl = "make_place"
-        doc = f"Make a {name} next to {' and '.join(info['nearby'])}, placing any that is missing."
-        values |= {"stations": costs, "uses": info["uses"], "action": ach, "where": where,
-                   "item": name}  # fmt: skip
-    elif kind == "make" and name in data["make"]:
-        info = data["make"][name]
-        tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
-        values |= {"stations": tuple(info["nearby"]), "uses": info["uses"], "action": ach,
-                   "item": name}  # fmt: skip
-    elif ach == "eat_plant":
-        tpl = "tend"
-        doc = "Plant a sapling in a nook (grass walled on three sides), guard it, eat it ripe."
-    elif ach == "wake_up":
-        tpl, doc = "sleep", "Wall the player in if a stone face is near, then sleep until awake."
-        values["max_energy"] = max_energy()
-    else:
-        req = requirement(ach)
-        if req is None or req.target is None:
-            raise ValueError(f"no target for {ach}")
-        tpl, doc = "interact", f"Walk to the nearest {req.target} and hit it until '{ach}' rises."
-        # a target that needs a tool lies in the mountains: search there (no zombies spawn)
-        prefer = ("stone", "path") if req.items else ()
-        values |= {"target": req.target, "requires": req.items, "prefer": prefer}
-    source = template(tpl).substitute(values | {"doc": doc})
-    return CodedAction(name=ach, docstring=doc, source=source, step_budget=step_budget)
+from rlgpt.worlds import DEFAULT_WORLD, get_world
 
 
 def _to_code(critique: dict[str, Any] | None) -> set[str]:
@@ -115,8 +41,10 @@ class OfflineAuthor:
 
     backend = "offline"
 
-    def __init__(self, model: str = "offline-author-v1") -> None:
-        self.model = f"{model}+skills:{library_hash()[:12]}"
+    def __init__(self, model: str = "offline-author-v1", world: str = DEFAULT_WORLD) -> None:
+        self.world = get_world(world)
+        self.author = self.world.author()
+        self.model = f"{model}+skills:{self.author.library_hash()[:12]}"
 
     def model_for(self, role: str) -> str:
         return self.model
@@ -141,54 +69,10 @@ class OfflineAuthor:
 
     # -- slow agent ----------------------------------------------------------------------
     def _slow_decompose(self, ctx: dict[str, Any]) -> dict[str, Any]:
-        task = ctx["task"]
+        task = TaskSpec.model_validate(ctx["task"])
         previous = ctx.get("previous")
-        critique = ctx.get("critique")
-        prev_modes = {s["name"]: s["mode"] for s in previous["sub_actions"]} if previous else {}
-        switch = _to_code(critique)
-        subs = []
-        # a climb that meets nights is beyond what RL explores from scratch: code every step
-        long = meets_night(task["achievement"])
-        for ach, count in climb_steps(task["achievement"]):
-            first = "code" if long or ach.startswith(_CODED_FIRST) else "rl"
-            mode = prev_modes.get(ach, first)
-            if ach in switch:
-                mode = "code"
-            subs.append(
-                SubAction(
-                    name=ach,
-                    description=f"reach '{ach}' {count}x",
-                    mode=mode,
-                    count=count,
-                    precondition=precondition_of(ach),
-                    expected_effect=effect_of(ach, count),
-                )
-            )
-        for ach in survival_steps(task["achievement"]):
-            subs.append(
-                SubAction(
-                    name=ach, description=f"keep alive: '{ach}' when needed", mode="code",
-                    count=1, precondition=precondition_of(ach),
-                    expected_effect=effect_of(ach, 1), survival=True,
-                )
-            )  # fmt: skip
-        why = "Sub-actions follow crafter's recipe graph. Fixed recipe steps are coded; "
-        why += "steps that need search or navigation are learned by RL first."
-        switched = [s.name for s in subs if s.name in switch and prev_modes.get(s.name) == "rl"]
-        if switched:
-            why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
-        if is_long(task["achievement"]):
-            why += (
-                " The plan is long enough to meet nights: every step is coded (RL would"
-                " not explore this far), swords come first, and coded survival actions"
-                " keep the player fed and rested."
-            )
-        elif long:
-            why += (
-                f" '{task['achievement']}' waits out a night (a sapling ripens in ~300 steps):"
-                " every step is coded, as RL would not explore this far."
-            )
-        return Decomposition(task=task["name"], sub_actions=subs, reasoning=why).model_dump()
+        modes = {s["name"]: s["mode"] for s in previous["sub_actions"]} if previous else {}
+        return self.author.decompose(task, modes, _to_code(ctx.get("critique"))).model_dump()
 
     def _one_agent(self, ctx: dict[str, Any]) -> dict[str, Any]:
         """Plays both roles in one answer: the same plan and code as the two agents give."""
@@ -210,10 +94,11 @@ class OfflineAuthor:
         faulted = name in (ctx.get("feedback") or {})
         if faulted and not name.startswith("make_"):
             budget = min(2000, budget * 2)  # the critic saw it fail: search longer
-        return write_action(name, budget, revised=faulted).model_dump()
+        return self.author.write_action(name, budget, revised=faulted).model_dump()
 
     def _fast_repair(self, ctx: dict[str, Any]) -> dict[str, Any]:
-        return write_action(ctx["action"]["name"], int(ctx["action"]["step_budget"])).model_dump()
+        action = ctx["action"]
+        return self.author.write_action(action["name"], int(action["step_budget"])).model_dump()
 
     def _fast_rlconfig(self, ctx: dict[str, Any]) -> dict[str, Any]:
         dec = Decomposition.model_validate(ctx["decomposition"])

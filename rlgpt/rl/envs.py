@@ -1,4 +1,5 @@
-"""Build the training/evaluation env stack: Crafter -> reward terms -> coded actions."""
+"""Build the training/evaluation env stack: the task's world env -> reward terms -> coded
+actions."""
 
 from __future__ import annotations
 
@@ -9,13 +10,11 @@ import gymnasium as gym
 import numpy as np
 
 from rlgpt.config import Masking, SandboxParams
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import actions
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
-from rlgpt.rl.masking import ActionMask
 from rlgpt.rl.rewards import AchievementReward
 from rlgpt.sandbox.pool import MacroPool
 from rlgpt.skills.runtime import MacroActionWrapper
+from rlgpt.worlds import get_world
 
 
 class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
@@ -38,19 +37,21 @@ def make_env(
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; each inserted coded action runs in its own sandboxed worker, which the env
     closes in its own close(). With `masking` ("recipes" or "plan"), the env's action_masks()
-    hides the coded actions that cannot make progress now (rlgpt.rl.masking)."""
+    hides the coded actions that cannot make progress now (rlgpt.worlds.crafter.masking)."""
+    world = get_world(task.world)
     inserted = [c for c in coded if c.name in cfg.macro_actions]
-    base = CrafterEnv(task, cfg.observation, view_radius, seed)
-    shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
+    base = world.make_env(task, observation=cfg.observation, view_radius=view_radius, seed=seed)
+    shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)  # type: ignore[arg-type]
     sb = sandbox or SandboxParams()
-    pool = MacroPool(inserted, sb.isolation, sb.reply_timeout_s)
+    pool = MacroPool(inserted, world.skills(), sb.isolation, sb.reply_timeout_s)
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     names = [c.name for c in inserted]
-    penalty, prims = cfg.no_effect_penalty, cfg.primitive_actions
-    all_prims = list(actions()) if prims is None else prims
-    rule = ActionMask(task.achievement, names, all_prims, ordered=masking == "plan")
+    prims = cfg.primitive_actions
+    rule = world.action_mask(task, names, world.primitives() if prims is None else prims,
+                             ordered=masking == "plan")  # fmt: skip
     env = MacroActionWrapper(
-        shaped, names, pool, budget, penalty, primitives=prims,
+        shaped, names, pool, all_primitives=world.primitives(), vitals=world.vitals,
+        step_budget=budget, no_effect_penalty=cfg.no_effect_penalty, primitives=prims,
         mask=rule if masking != "off" else None,
     )  # fmt: skip
     env.reset(seed=seed)

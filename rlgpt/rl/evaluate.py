@@ -29,14 +29,15 @@ Act = Callable[[np.ndarray, dict[str, Any], MacroActionWrapper], int]
 class _Progress:
     """Tracks when an episode last made progress and where it walked since."""
 
-    def __init__(self, info: dict[str, Any]) -> None:
+    def __init__(self, info: dict[str, Any], vitals: frozenset[str]) -> None:
+        self.vitals = vitals
         self.key = self._key(info)
         self.last_step = 0
         self.cells: set[tuple[int, int]] = set()
 
-    @staticmethod
-    def _key(info: dict[str, Any]) -> tuple[Any, ...]:
-        return (tuple(items(info["inventory"]).items()), tuple(info["achievements"].items()))
+    def _key(self, info: dict[str, Any]) -> tuple[Any, ...]:
+        held = items(info["inventory"], self.vitals)
+        return (tuple(held.items()), tuple(info["achievements"].items()))
 
     def update(self, info: dict[str, Any], step: int) -> None:
         key = self._key(info)
@@ -82,7 +83,7 @@ def evaluate(
             ep_seed = EVAL_SEED_BASE + seed * 10_000 + ep
             obs, info = env.reset(seed=ep_seed)
             torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
-            progress, steps, decisions, calls = _Progress(info), 0, 0, 0
+            progress, steps, decisions, calls = _Progress(info, env.vitals), 0, 0, 0
             trace: list[str] = []
             done = False
             while not done:

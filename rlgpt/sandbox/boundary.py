@@ -2,7 +2,8 @@
 
 The root holds only the Python interpreter and its standard library (site-packages hidden), the
 shared libraries the interpreter links (from ldd, under /lib), the worker's own code (the
-rlgpt/sandbox and rlgpt/skills packages, under /sandbox), a minimal /dev, a private /proc and a
+rlgpt/sandbox package and the world's skill package with its parents' `__init__` files, under
+/sandbox), a minimal /dev, a private /proc and a
 size-limited tmpfs /tmp. No other host path: no /etc, /home, /run, /var or project files, so no
 host socket can be reached; every namespace is unshared, so there is no network either.
 
@@ -57,19 +58,29 @@ def _shared_libraries(binary: Path) -> tuple[tuple[str, str], ...]:
     return tuple(libs)
 
 
-def visible_paths() -> list[str]:
+def code_paths(package: str) -> list[str]:
+    """The code the worker runs, relative to the directory that holds `rlgpt`: rlgpt's
+    `__init__.py`, the sandbox package, and the skill package `package` with the `__init__.py`
+    of each package above it (which must import only the standard library)."""
+    parts = package.split(".")
+    if parts[0] != "rlgpt" or not all(p.isidentifier() for p in parts):
+        raise ValueError(f"a skill package must live under rlgpt: {package!r}")
+    inits = ["/".join(parts[:i]) + "/__init__.py" for i in range(1, len(parts))]
+    return sorted({"rlgpt/__init__.py", "rlgpt/sandbox", *inits, "/".join(parts)})
+
+
+def visible_paths(package: str) -> list[str]:
     """What the worker sees of the host, as sandbox paths (for reports and tests)."""
     binary, _ = _interpreter()
     paths = [f"{PY_ROOT}/bin/{VERSION}", f"{PY_ROOT}/lib/{VERSION}"]
     paths += [dest for _, dest in _shared_libraries(binary)]
-    paths += [f"{CODE_ROOT}/rlgpt/__init__.py", f"{CODE_ROOT}/rlgpt/sandbox",
-              f"{CODE_ROOT}/rlgpt/skills", "/dev", "/proc", "/tmp"]  # fmt: skip
-    return paths
+    paths += [f"{CODE_ROOT}/{p}" for p in code_paths(package)]
+    return [*paths, "/dev", "/proc", "/tmp"]
 
 
-def _root_args() -> list[str]:
+def _root_args(package: str) -> list[str]:
     binary, prefix = _interpreter()
-    code = Path(__file__).resolve().parents[1]  # the rlgpt package
+    code = Path(__file__).resolve().parents[2]  # the directory that holds the rlgpt package
     args: list[str] = []
     made: set[str] = {"/"}
 
@@ -93,16 +104,16 @@ def _root_args() -> list[str]:
         args.extend(["--tmpfs", f"{PY_ROOT}/lib/{VERSION}/site-packages"])
     for src, dest in _shared_libraries(binary):
         bind(src, dest)
-    bind(code / "__init__.py", f"{CODE_ROOT}/rlgpt/__init__.py")
-    bind(code / "sandbox", f"{CODE_ROOT}/rlgpt/sandbox")
-    bind(code / "skills", f"{CODE_ROOT}/rlgpt/skills")
+    for rel in code_paths(package):
+        bind(code / rel, f"{CODE_ROOT}/{rel}")
     args += ["--dev", "/dev", "--proc", "/proc"]
     args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--chdir", "/tmp"]
     return args
 
 
-def bwrap_command(seccomp_fd: int) -> list[str]:
-    """bubblewrap's arguments and the worker's command line inside it (RFD WFD follow)."""
+def bwrap_command(seccomp_fd: int, package: str) -> list[str]:
+    """bubblewrap's arguments and the worker's command line inside it (RFD WFD follow), for
+    coded actions of the skill package `package`."""
     namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                   "--unshare-cgroup-try"]  # fmt: skip
     if os.geteuid() == 0:  # no user namespace: the worker drops to uid 65534 itself
@@ -112,7 +123,7 @@ def bwrap_command(seccomp_fd: int) -> list[str]:
         ids = ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
     env = ["--clearenv", *[a for k, v in CLEAN_ENV.items() for a in ("--setenv", k, v)]]
     return [
-        "bwrap", "--die-with-parent", "--new-session", *namespaces, *_root_args(), *ids,
+        "bwrap", "--die-with-parent", "--new-session", *namespaces, *_root_args(package), *ids,
         "--seccomp", str(seccomp_fd), *env,
         f"{PY_ROOT}/bin/{VERSION}", "-I", "-S", "-B", "-c", BOOT,
     ]  # fmt: skip
@@ -134,7 +145,7 @@ def bwrap_works() -> bool:
         fd = filter_fd()
     except (ImportError, OSError):
         return False
-    cmd = bwrap_command(fd)
+    cmd = bwrap_command(fd, "rlgpt.sandbox")
     cmd[-1] = f"import sys; sys.path.insert(0, {CODE_ROOT!r}); import rlgpt.sandbox.worker"
     try:
         probe = subprocess.run(cmd, env={}, capture_output=True, timeout=30, pass_fds=(fd,))

@@ -13,13 +13,12 @@ import tempfile
 import time
 from typing import Any
 
-from rlgpt.envs.preconditions import item_sources
-from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
 from rlgpt.errors import MacroError, UserError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
 from rlgpt.sandbox.limits import Limits
 from rlgpt.sandbox.seccomp import filter_fd
+from rlgpt.worlds.base import SkillPackage
 
 __all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works"]
 
@@ -54,9 +53,9 @@ class MacroWorker:
     """
 
     def __init__(
-        self, coded: list[CodedAction], timeout_s: float = 5.0, memory_mib: int = 1024,
-        isolation: str = "bwrap", cpu_s: int | None = None, deadline: float | None = None,
-        gate: bool = True,
+        self, coded: list[CodedAction], skills: SkillPackage, timeout_s: float = 5.0,
+        memory_mib: int = 1024, isolation: str = "bwrap", cpu_s: int | None = None,
+        deadline: float | None = None, gate: bool = True,
     ) -> None:  # fmt: skip
         self.timeout_s = timeout_s
         self.deadline = deadline  # time.monotonic() past which no wait may go
@@ -71,7 +70,7 @@ class MacroWorker:
             cmd, env = degraded_command(), dict(CLEAN_ENV, PATH="/usr/bin:/bin")
         else:
             fds.append(filter_fd())
-            cmd, env = bwrap_command(fds[-1]), {}  # bwrap itself starts with no environment
+            cmd, env = bwrap_command(fds[-1], skills.package), {}  # bwrap starts with no env
         try:
             self._proc = subprocess.Popen(
                 [*cmd, str(req_r), str(rep_w)],
@@ -86,15 +85,13 @@ class MacroWorker:
         os.close(rep_w)
         self._buf = b""
         self._sent: dict[str, Any] = {}
-        self._primitives = frozenset(actions())
+        self._primitives = frozenset(skills.primitives)
         reply = self._call(
             {
                 "op": "load",
-                "names": list(semantic_names()),
-                "items": list(game_data()["items"]),
-                "achievements": achievements(),
-                "item_sources": item_sources(),
-                "primitives": actions(),
+                "api": skills.api,
+                "view": skills.view,
+                "primitives": list(skills.primitives),
                 "actions": {c.name: c.source for c in coded},
                 "gate": gate,
             },

@@ -1,44 +1,15 @@
 """Failure traces a model can repair from: where the action started, what it did last, the map
-around the player as text, the inventory, and the line that raised."""
+around the player as text (the world renders it), the inventory, and the line that raised."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-import numpy as np
-
-from rlgpt.envs.recipes import semantic_names
 from rlgpt.messages import Scenario
 
-SYMBOLS = {
-    "none": " ", "water": "~", "grass": ".", "stone": "#", "path": "_", "sand": ":",
-    "tree": "T", "lava": "!", "coal": "c", "iron": "i", "diamond": "d", "table": "=",
-    "furnace": "F", "player": "@", "cow": "C", "zombie": "Z", "skeleton": "K", "arrow": ">",
-    "plant": "p",
-}  # fmt: skip
-DIRECTIONS = {(-1, 0): "left", (1, 0): "right", (0, -1): "up", (0, 1): "down"}
 _LINE = re.compile(r"\(line (\d+) of [^)]*\)|^line (\d+):")
 LAST_ACTIONS = 12
-
-
-def local_map(window: np.ndarray, facing: tuple[int, int]) -> str:
-    """The semantic window (indexed [dx + r, dy + r]) as rows of symbols, with a legend."""
-    names = semantic_names()
-    r = window.shape[0] // 2
-    seen: dict[str, str] = {}
-    rows = [f"       dx: {' '.join(f'{dx:>2}' for dx in range(-r, r + 1))}"]
-    for dy in range(-r, r + 1):
-        cells = []
-        for dx in range(-r, r + 1):
-            name = names[int(window[dx + r, dy + r])]
-            sym = SYMBOLS.get(name, "?")
-            seen[sym] = name
-            cells.append(f"{sym:>2}")
-        rows.append(f"  dy {dy:>2}:  {' '.join(cells)}")
-    legend = "  ".join(f"{s} {n}" for s, n in sorted(seen.items(), key=lambda kv: kv[1]))
-    way = DIRECTIONS.get(tuple(facing), str(tuple(facing)))  # type: ignore[arg-type]
-    return "\n".join([*rows, f"legend: {legend}; the player (@) faces {way}"])
 
 
 def source_line(source: str, message: str) -> str:
@@ -52,7 +23,7 @@ def source_line(source: str, message: str) -> str:
 
 
 def render_trace(
-    *, scenario: Scenario, taken: list[str], window: np.ndarray, info: dict[str, Any],
+    *, scenario: Scenario, taken: list[str], map_text: str, info: dict[str, Any],
     achievement: str | None, before: int, error: str = "", code_line: str = "",
 ) -> str:  # fmt: skip
     """The trace of one scenario run, as the repair prompt shows it."""
@@ -64,7 +35,7 @@ def render_trace(
     shown = " ".join(tail) if tail else "(none)"
     lines.append(f"last actions: {shown}")
     lines.append("local map at the end:")
-    lines.append(local_map(window, tuple(info["facing"])))
+    lines.append(map_text)
     inv = info["inventory"]
     lines.append("inventory: " + " ".join(f"{k}={v}" for k, v in inv.items() if v))
     if error:

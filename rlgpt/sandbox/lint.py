@@ -3,27 +3,20 @@
 They run on the host after the gate and before any scenario: a misspelled action name in a
 `yield`, a skill generator called without `yield from`, an attribute the view does not have, a
 map name that is an item ("wood" for a tree), an inventory or achievement key that does not
-exist. None of them is a security layer: the worker rejects the same mistakes when they run.
+exist. The facts come from the world (`World.lint_facts`: which skills are generators is read
+from the skill API itself). None of them is a security layer: the worker rejects the same
+mistakes when they run.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import functools
 
-from rlgpt.envs.preconditions import item_sources
-from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
 from rlgpt.sandbox.gate import GateError
-from rlgpt.skills.api import ObsView
+from rlgpt.worlds.base import LintFacts
 
-GENERATOR_SKILLS = frozenset({"approach", "stand_near", "explore", "face_free"})
 NAME_METHODS = frozenset({"cells", "nearest"})  # view.cells(NAME), view.nearest(NAME)
-
-
-@functools.cache
-def _view_names() -> tuple[str, ...]:
-    return tuple(n for n in dir(ObsView) if not n.startswith("_") and n != "update")
 
 
 def _hint(word: str, options: list[str] | tuple[str, ...]) -> str:
@@ -31,12 +24,12 @@ def _hint(word: str, options: list[str] | tuple[str, ...]) -> str:
     return f" (did you mean '{near[0]}'?)" if near else ""
 
 
-def _map_name_error(line: int, name: str) -> GateError:
-    sources = item_sources()
+def _map_name_error(line: int, name: str, facts: LintFacts) -> GateError:
+    sources = facts.item_sources
     if name in sources:
         why = f"'{name}' is an item, not something on the map: it comes from '{sources[name]}'"
     else:
-        why = f"'{name}' is not on the map{_hint(name, semantic_names()[1:])}"
+        why = f"'{name}' is not on the map{_hint(name, facts.map_names[1:])}"
     return GateError("api_misuse", f"line {line}: {why}")
 
 
@@ -51,26 +44,27 @@ def _str_arg(call: ast.Call, i: int) -> str | None:
     return None
 
 
-def _check_call(node: ast.Call, parent: ast.AST | None) -> None:
+def _check_call(node: ast.Call, parent: ast.AST | None, facts: LintFacts) -> None:
     line = node.lineno
     func = node.func
-    if isinstance(func, ast.Name) and func.id in GENERATOR_SKILLS:
-        if not isinstance(parent, ast.YieldFrom):
-            raise GateError(
-                "api_misuse",
-                f"line {line}: {func.id}(...) is a generator and does nothing unless driven: "
-                f"write `result = yield from {func.id}(view, ...)`",
-            )
-        name = _str_arg(node, 1) if func.id == "approach" else None
-        if name is not None and name not in semantic_names():
-            raise _map_name_error(line, name)
+    driven = isinstance(parent, ast.YieldFrom)
+    if isinstance(func, ast.Name) and func.id in facts.generator_skills and not driven:
+        raise GateError(
+            "api_misuse",
+            f"line {line}: {func.id}(...) is a generator and does nothing unless driven: "
+            f"write `result = yield from {func.id}(view, ...)`",
+        )
+    if isinstance(func, ast.Name) and func.id in facts.name_args:
+        name = _str_arg(node, facts.name_args[func.id])
+        if name is not None and name not in facts.map_names:
+            raise _map_name_error(line, name, facts)
     if isinstance(func, ast.Attribute) and func.attr in NAME_METHODS:
         name = _str_arg(node, 0)
-        if name is not None and name not in semantic_names():
-            raise _map_name_error(line, name)
+        if name is not None and name not in facts.map_names:
+            raise _map_name_error(line, name, facts)
 
 
-def _check_subscript(node: ast.Subscript) -> None:
+def _check_subscript(node: ast.Subscript, facts: LintFacts) -> None:
     value, key = node.value, node.slice
     if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)):
         return
@@ -78,7 +72,7 @@ def _check_subscript(node: ast.Subscript) -> None:
         return
     if not isinstance(key.value, str):
         return
-    known = {"inventory": list(game_data()["items"]), "achievements": achievements()}
+    known = {"inventory": facts.items, "achievements": facts.achievements}
     options = known.get(value.attr)
     if options is not None and key.value not in options:
         what = "an item" if value.attr == "inventory" else "an achievement"
@@ -89,11 +83,11 @@ def _check_subscript(node: ast.Subscript) -> None:
         )
 
 
-def lint(source: str) -> None:
+def lint(source: str, facts: LintFacts) -> None:
     """Raise GateError (invalid_action or api_misuse) at the first mistake found."""
     tree = ast.parse(source)
     parents = _parents(tree)
-    primitives = actions()
+    primitives, members = facts.primitives, facts.view_members
     for node in ast.walk(tree):
         if isinstance(node, ast.Yield) and isinstance(node.value, ast.Constant):
             value = node.value.value
@@ -104,14 +98,14 @@ def lint(source: str) -> None:
                     f"{_hint(value, primitives)}; actions: {', '.join(primitives)}",
                 )
         elif isinstance(node, ast.Call):
-            _check_call(node, parents.get(node))
+            _check_call(node, parents.get(node), facts)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            allowed = node.attr in _view_names() or node.attr == "update"
+            allowed = node.attr in members or node.attr == "update"
             if node.value.id == "view" and not allowed:
                 raise GateError(
                     "api_misuse",
                     f"line {node.lineno}: view has no attribute '{node.attr}'"
-                    f"{_hint(node.attr, _view_names())}; it has: {', '.join(_view_names())}",
+                    f"{_hint(node.attr, members)}; it has: {', '.join(members)}",
                 )
         elif isinstance(node, ast.Subscript):
-            _check_subscript(node)
+            _check_subscript(node, facts)

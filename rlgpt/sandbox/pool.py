@@ -14,6 +14,7 @@ from typing import Any
 from rlgpt.errors import MacroError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.worlds.base import SkillPackage
 
 log = logging.getLogger(__name__)
 
@@ -22,9 +23,11 @@ class MacroPool:
     """A MacroRunner over one MacroWorker per coded action; closes them all in `close()`."""
 
     def __init__(
-        self, coded: list[CodedAction], isolation: str, timeout_s: float = 5.0, gate: bool = True
-    ) -> None:
+        self, coded: list[CodedAction], skills: SkillPackage, isolation: str,
+        timeout_s: float = 5.0, gate: bool = True,
+    ) -> None:  # fmt: skip
         self._coded = {c.name: c for c in coded}
+        self._skills = skills
         self._gate = gate
         self._isolation = isolation
         self._timeout_s = timeout_s
@@ -39,7 +42,7 @@ class MacroPool:
             raise
 
     def _spawn(self, name: str) -> MacroWorker:
-        return MacroWorker([self._coded[name]], timeout_s=self._timeout_s,
+        return MacroWorker([self._coded[name]], self._skills, timeout_s=self._timeout_s,
                            isolation=self._isolation, gate=self._gate)  # fmt: skip
 
     def _restart(self, name: str) -> None:

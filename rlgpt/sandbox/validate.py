@@ -2,8 +2,9 @@
 
 Layers, each giving the model a classified, specific error:
 1. the static gate (syntax, gate, signature) and the lint (invalid_action, api_misuse);
-2. a sandboxed worker runs the action on scenarios the trusted process built on real Crafter
-   worlds (rlgpt/envs/scenarios.py): where its precondition holds, its expected effect (the
+2. a sandboxed worker runs the action on scenarios the trusted process built on real states of
+   the game (the world's `scenarios` and `stage`): where its precondition holds, its expected
+   effect (the
    achievement it is named after rises) must happen within its step budget in at least
    `sandbox.min_effect_share` of them, and it must act at all (no_action); where one required
    item is short, it must end by itself within `sandbox.unmet_steps` (unmet_precondition).
@@ -19,23 +20,19 @@ import time
 from dataclasses import dataclass, field
 
 from rlgpt.config import SandboxParams
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.preconditions import requirement
-from rlgpt.envs.recipes import achievements, actions
-from rlgpt.envs.scenarios import plan_scenarios, stage
 from rlgpt.messages import (
     ActionValidation,
     CodedAction,
     Scenario,
     ScenarioOutcome,
-    TaskSpec,
     ValidationReport,
 )  # fmt: skip
 from rlgpt.sandbox.client import MacroError, MacroWorker
 from rlgpt.sandbox.feedback import render_trace, source_line
 from rlgpt.sandbox.gate import GateError, gate
 from rlgpt.sandbox.lint import lint
-from rlgpt.skills.runtime import view_state
+from rlgpt.worlds import DEFAULT_WORLD, get_world
+from rlgpt.worlds.base import World, WorldEnv
 
 log = logging.getLogger(__name__)
 SCENARIO_SEED_BASE = 10_000
@@ -55,26 +52,18 @@ class _Run:
     trace: str = ""
 
 
-def _env_for(ach: str | None, radius: int) -> CrafterEnv:
-    """An env whose episodes go on after the effect: code that runs after it is checked too."""
-    goal = ach if ach in achievements() else "collect_diamond"
-    spec = TaskSpec(name=f"validate:{goal}", achievement=goal, description="validation",
-                    max_episode_steps=10_000)  # fmt: skip
-    return CrafterEnv(spec, "symbolic", view_radius=radius, end_on_success=False)
-
-
 def _play(
-    worker: MacroWorker, env: CrafterEnv, action: CodedAction, spec: Scenario,
+    worker: MacroWorker, world: World, env: WorldEnv, action: CodedAction, spec: Scenario,
     ach: str | None, deadline: float,
 ) -> _Run:  # fmt: skip
     """Run the action from the arranged state until it returns or its steps are spent."""
-    index = {a: i for i, a in enumerate(actions())}
-    info = stage(env, spec)
+    index = {a: i for i, a in enumerate(world.primitives())}
+    info = world.stage(env, spec)
     before = int(info["achievements"].get(ach, 0)) if ach else 0
     run = _Run(spec)
     prim: str | None = None
     try:
-        prim = worker.start(action.name, view_state(env, info, True))
+        prim = worker.start(action.name, env.view_state(info, True))
         while prim is not None and len(run.taken) < spec.max_steps:
             if time.monotonic() > deadline:
                 raise MacroError("timeout", "validation ran past its wall limit")
@@ -82,18 +71,20 @@ def _play(
             _, _, term, trunc, info = env.step(index[prim])
             if ach and int(info["achievements"].get(ach, 0)) > before:
                 run.effect = True
-            if term or trunc:
-                run.died = info["inventory"]["health"] <= 0
+            if term or trunc:  # episodes go on after the effect: an end is a death
+                run.died = bool(term)
                 break
-            prim = worker.next(view_state(env, info))
+            prim = worker.next(env.view_state(info))
         run.ended = prim is None and not run.died
         if prim is not None:  # cut short, as training would: its `finally` runs now
             worker.stop()
     except MacroError as exc:
         run.error = exc
     error = f"{run.error.kind}: {run.error.message}" if run.error else ""
+    info = env.last_info
     run.trace = render_trace(
-        scenario=spec, taken=run.taken, window=env.local_window(), info=env.last_info,
+        scenario=spec, taken=run.taken, info=info,
+        map_text=world.render_map(env.local_window(), tuple(info["facing"])),
         achievement=ach, before=before, error=error,
         code_line=source_line(action.source, run.error.message) if run.error else "",
     )  # fmt: skip
@@ -163,25 +154,26 @@ def _verdict(
     )  # fmt: skip
 
 
-def _expected(ach: str | None, budget: int, required: int, count: int) -> str:
-    req = requirement(ach) if ach else None
+def _expected(world: World, ach: str | None, budget: int, required: int, count: int) -> str:
+    req = world.requirement_text(ach) if ach else None
     if req is None:
         return "unknown (not named after an achievement): checked for safety only"
     return (f"achievement '{ach}' rises within {budget} steps in {required} of {count} states "
-            f"where its precondition holds ({req.describe()})")  # fmt: skip
+            f"where its precondition holds ({req})")  # fmt: skip
 
 
 def validate_action(
     action: CodedAction, *, sandbox: SandboxParams, view_radius: int = 4, lint_code: bool = True,
-    gate_code: bool = True,
+    gate_code: bool = True, world: str = DEFAULT_WORLD,
 ) -> ActionValidation:  # fmt: skip
-    """Gate and lint, then run in a fresh sandboxed worker on arranged Crafter states. The
+    """Gate and lint, then run in a fresh sandboxed worker on arranged states of `world`. The
     verdict depends only on the code and the settings (no timings), so replays match. A
     verdict always comes back: whatever the worker does, it is a failure of this action, never
     of the caller. `gate_code=False` skips the gate and lint here and in the worker (tests of
     the OS layer alone)."""
     try:
-        return _validate(action, sandbox, view_radius, lint_code, gate_code, time.monotonic())
+        game = get_world(world)
+        return _validate(action, game, sandbox, view_radius, lint_code, gate_code, time.monotonic())
     except MacroError as exc:
         return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
     except Exception as exc:  # noqa: BLE001 - one hostile file never aborts a whole check
@@ -191,28 +183,28 @@ def validate_action(
 
 
 def _validate(
-    action: CodedAction, sandbox: SandboxParams, view_radius: int, lint_code: bool,
-    gate_code: bool, t0: float,
+    action: CodedAction, world: World, sandbox: SandboxParams, view_radius: int,
+    lint_code: bool, gate_code: bool, t0: float,
 ) -> ActionValidation:  # fmt: skip
     rejected = gate(action.name, action.source) if gate_code else None
     if rejected is not None:
         return rejected
     if lint_code and gate_code:
         try:
-            lint(action.source)
+            lint(action.source, world.lint_facts())
         except GateError as exc:
             return _static_failure(action, exc)
-    ach = action.name if requirement(action.name) is not None else None
-    specs = plan_scenarios(
+    ach = action.name if world.requirement_text(action.name) is not None else None
+    specs = world.scenarios(
         action.name, count=sandbox.scenarios, seed_base=SCENARIO_SEED_BASE,
         budget=action.step_budget, radius=view_radius, unmet_steps=sandbox.unmet_steps,
         unknown_steps=sandbox.scenario_steps,
     )  # fmt: skip
     required = sandbox.required_effects(sandbox.scenarios)
-    expected = _expected(ach, action.step_budget, required, sandbox.scenarios)
+    expected = _expected(world, ach, action.step_budget, required, sandbox.scenarios)
     try:
         worker = MacroWorker(
-            [action], timeout_s=min(sandbox.reply_timeout_s, sandbox.timeout_s),
+            [action], world.skills(), timeout_s=min(sandbox.reply_timeout_s, sandbox.timeout_s),
             isolation=sandbox.isolation, cpu_s=int(sandbox.timeout_s) + 5,
             deadline=t0 + sandbox.timeout_s, gate=gate_code,
         )  # fmt: skip
@@ -225,10 +217,10 @@ def _validate(
                 name=action.name, ok=False, error_kind="exception", message=msg,
                 trace=source_line(action.source, msg), expected_effect=expected,
             )  # fmt: skip
-        env = _env_for(ach, view_radius)
+        env = world.validation_env(ach or "", view_radius)
         outcomes = []
         for spec in specs:
-            run = _play(worker, env, action, spec, ach, t0 + sandbox.timeout_s)
+            run = _play(worker, world, env, action, spec, ach, t0 + sandbox.timeout_s)
             kind, message = _judge(run, ach, sandbox.unmet_steps)
             outcomes.append(_outcome(run, kind, message))
             if kind in FATAL or kind == "no_action":
@@ -247,10 +239,13 @@ def _static_failure(action: CodedAction, exc: GateError) -> ActionValidation:
 
 def validate_all(
     coded: list[CodedAction], *, sandbox: SandboxParams, view_radius: int = 4,
+    world: str = DEFAULT_WORLD,
 ) -> ValidationReport:  # fmt: skip
-    """Validate every coded action; each gets its own fresh worker."""
+    """Validate every coded action of `world`; each gets its own fresh worker."""
     report = ValidationReport(
-        actions=[validate_action(c, sandbox=sandbox, view_radius=view_radius) for c in coded]
+        actions=[
+            validate_action(c, sandbox=sandbox, view_radius=view_radius, world=world) for c in coded
+        ]  # fmt: skip
     )
     for v in report.failed():
         log.info("validation: %s failed (%s): %s", v.name, v.error_kind, v.message)

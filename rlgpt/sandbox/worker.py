@@ -5,7 +5,8 @@ Started by `MacroWorker` inside the OS boundary (rlgpt/sandbox/boundary.py) as
 WFD`. Its first act, when it finds itself root, is to drop to uid and gid 65534 for good.
 Requests and replies are JSON lines:
 
-  {"op": "load", "names": [...], "actions": {"name": "source", ...}}  -> {"ok": true}
+  {"op": "load", "api": "pkg.api", "view": {...}, "primitives": [...],
+   "actions": {"name": "source", ...}}                               -> {"ok": true}
   {"op": "start", "name": "collect_wood", "state": {...}}             -> {"action": "do"}
   {"op": "next", "state": {...}}                                      -> {"done": true}
   {"op": "stop"}  (close the running action: its `finally` runs now)  -> {"done": true}
@@ -14,8 +15,10 @@ Errors come back as {"error": KIND, "message": "..."} with KIND one of exception
 raised), api_misuse (the skill API said how it was misused) or invalid_action (it yielded
 something that is not an action name); the host decides what they mean.
 
-Each coded action gets its own namespace, its own view and its own read-only copies of the
-modules it imports, so one action cannot change what another sees. With "gate": false (tests
+`api` names the world's skill-API module (its SKILL_API, ObsView and SkillAPIError; the boundary
+bound its package into the root) and `view` the keyword arguments of each action's view. Each
+coded action gets its own namespace, its own view and its own read-only copies of the modules it
+imports, so one action cannot change what another sees. With "gate": false (tests
 of the OS layer alone) the code runs unchecked with the real builtins.
 """
 
@@ -102,14 +105,17 @@ def make_importer(allowed: frozenset[str]) -> Any:
     return safe_import
 
 
+class _NoAPIError(Exception):
+    """Stands for the skill API's error class until `load` names the API."""
+
+
 class _Worker:
     def __init__(self) -> None:
         from rlgpt.sandbox.gate import ALLOWED_IMPORTS, GateError, check_source
-        from rlgpt.skills.api import SKILL_API, ObsView, SkillAPIError
 
-        self._api = SKILL_API
-        self._view_cls = ObsView
-        self._api_error = SkillAPIError
+        self._api: dict[str, Any] = {}
+        self._view_cls: Any = None
+        self._api_error: type[BaseException] = _NoAPIError
         self._gate_error, self._check = GateError, check_source
         self._importer = make_importer(ALLOWED_IMPORTS)
         self._fns: dict[str, Any] = {}
@@ -130,14 +136,13 @@ class _Worker:
         return {"__builtins__": safe, **api}
 
     def load(self, msg: dict[str, Any]) -> dict[str, Any]:
+        api = importlib.import_module(msg["api"])
+        self._api, self._view_cls, self._api_error = api.SKILL_API, api.ObsView, api.SkillAPIError
         self._primitives = frozenset(msg["primitives"])
         gated = msg.get("gate", True) is not False
         errors: dict[str, str] = {}
         for name, source in msg["actions"].items():
-            self._views[name] = self._view_cls(
-                msg["names"], msg.get("items", ()), msg.get("achievements", ()),
-                msg.get("item_sources"),
-            )  # fmt: skip
+            self._views[name] = self._view_cls(**msg["view"])
             if gated:
                 try:
                     self._check(name, source)  # again, inside the sandbox: never trust the host

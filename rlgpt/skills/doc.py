@@ -1,21 +1,14 @@
-"""The skill API's reference for prompts, generated from the code: every public function,
-constant and view member with its full signature and its docstring."""
+"""A skill API's reference for prompts, generated from its code: every function and constant of
+its `SKILL_API` (in that order) with its signature and docstring, and every public member of its
+view. Which names the reference lists is read from the API itself, so a skill is documented the
+day it is added."""
 
 from __future__ import annotations
 
-import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from types import ModuleType
 from typing import Any
-
-from rlgpt.envs.recipes import semantic_names
-from rlgpt.skills import api
-
-FUNCTIONS = (
-    "approach", "go_to", "stand_near", "explore", "face_free", "guard", "keep_alive", "shelter",
-    "grow_plant", "sow", "path_to", "route", "follow_path",
-)  # fmt: skip
-CONSTANTS = ("MOVES", "WALKABLE")
 
 
 def _annotation(fn: Callable[..., Any], name: str) -> str:
@@ -23,8 +16,12 @@ def _annotation(fn: Callable[..., Any], name: str) -> str:
     return value if isinstance(value, str) else getattr(value, "__name__", str(value))
 
 
-def signature(fn: Callable[..., Any], drop_self: bool = False) -> str:
-    """`(a: T, b: U = default) -> R` with annotations as written in the source."""
+def signature(
+    fn: Callable[..., Any], drop_self: bool = False, constants: dict[str, Any] | None = None
+) -> str:
+    """`(a: T, b: U = default) -> R` with annotations as written in the source; a default that
+    is one of the API's `constants` shows its name."""
+    named = {id(v): k for k, v in (constants or {}).items()}
     params = []
     for p in inspect.signature(fn).parameters.values():
         if drop_self and p.name == "self":
@@ -33,7 +30,7 @@ def signature(fn: Callable[..., Any], drop_self: bool = False) -> str:
         if p.name in fn.__annotations__:
             text += f": {_annotation(fn, p.name)}"
         if p.default is not inspect.Parameter.empty:
-            text += f" = {'WALKABLE' if p.default is api.WALKABLE else repr(p.default)}"
+            text += f" = {named.get(id(p.default), repr(p.default))}"
         params.append(text)
     ret = f" -> {_annotation(fn, 'return')}" if "return" in fn.__annotations__ else ""
     return f"({', '.join(params)}){ret}"
@@ -43,10 +40,24 @@ def _doc(obj: Any) -> str:
     return " ".join((inspect.getdoc(obj) or "").split())
 
 
-def view_members() -> list[tuple[str, str, str]]:
+def functions(api: ModuleType) -> dict[str, Callable[..., Any]]:
+    """The API's skills (callables of SKILL_API), in its order."""
+    return {k: v for k, v in api.SKILL_API.items() if callable(v)}
+
+
+def constants(api: ModuleType) -> dict[str, Any]:
+    return {k: v for k, v in api.SKILL_API.items() if not callable(v)}
+
+
+def generator_skills(api: ModuleType) -> frozenset[str]:
+    """The skills that are generators: a call does nothing unless driven with `yield from`."""
+    return frozenset(k for k, v in functions(api).items() if inspect.isgeneratorfunction(v))
+
+
+def view_members(view: type) -> list[tuple[str, str, str]]:
     """(name, signature, doc) of every public member of the view a coded action may use."""
     out = []
-    for name, member in inspect.getmembers(api.ObsView):
+    for name, member in inspect.getmembers(view):
         if name.startswith("_") or name == "update":
             continue
         if isinstance(member, property):
@@ -57,18 +68,17 @@ def view_members() -> list[tuple[str, str, str]]:
     return out
 
 
-@functools.cache
-def api_reference() -> str:
-    """The reference section of the coder prompts."""
+def api_reference(api: ModuleType, map_names: Iterable[str]) -> str:
+    """The reference section of the coder prompts for skill API module `api`."""
+    consts = constants(api)
     lines = [_doc(api), "", "Type Action: a generator of action names; drive it with yield from."]
     lines += ["", "Functions:"]
-    for name in FUNCTIONS:
-        fn = getattr(api, name)
-        lines.append(f"- {name}{signature(fn)}: {_doc(fn)}")
+    for name, fn in functions(api).items():
+        lines.append(f"- {name}{signature(fn, constants=consts)}: {_doc(fn)}")
     lines += ["", "Constants:"]
-    lines += [f"- {name} = {getattr(api, name)!r}" for name in CONSTANTS]
+    lines += [f"- {name} = {value!r}" for name, value in consts.items()]
     lines += ["", "The view (the one argument of a coded action; read-only):"]
-    lines += [f"- view.{name}{sig}: {doc}" for name, sig, doc in view_members()]
+    lines += [f"- view.{name}{sig}: {doc}" for name, sig, doc in view_members(api.ObsView)]
     lines += ["", "Names on the map (for view.at, cells, nearest, approach): "
-              + ", ".join(semantic_names()[1:]) + "; 'none' outside the world."]  # fmt: skip
+              + ", ".join(map_names) + "; 'none' outside the world."]  # fmt: skip
     return "\n".join(lines)

@@ -4,40 +4,24 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import gymnasium as gym
 import numpy as np
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import actions
 from rlgpt.errors import MacroError
+from rlgpt.worlds.base import MaskRule, WorldEnv
 
 log = logging.getLogger(__name__)
 # A hang or a dead worker costs a restart (and the wait): such an action is disabled sooner.
 COSTLY = frozenset({"timeout", "crash"})
 
-# Vitals are inventory entries that drift every few steps on their own (drink drops about every
-# 20 steps): a change in them is not progress, or no macro call could ever count as a dead loop.
-VITALS = frozenset({"health", "food", "drink", "energy"})
 
-
-_STEPS = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_down": (0, 1)}
-
-
-def items(inventory: dict[str, int]) -> dict[str, int]:
-    """The inventory without vitals: what progress is measured on."""
-    return {k: v for k, v in inventory.items() if k not in VITALS}
-
-
-class MaskRule(Protocol):
-    """The action mask for an inventory, this episode's achievements, a test of whether a
-    coded action is disabled and which stations still stand (rlgpt.rl.masking.ActionMask)."""
-
-    def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
-                 disabled: Callable[[str], bool],
-                 standing: Mapping[str, bool] | None = None) -> np.ndarray: ...  # fmt: skip
+def items(inventory: dict[str, int], vitals: frozenset[str]) -> dict[str, int]:
+    """The inventory without vitals (entries that drift by themselves, as drink drops about
+    every 20 steps in Crafter): what progress is measured on, or no macro call could ever
+    count as a dead loop."""
+    return {k: v for k, v in inventory.items() if k not in vitals}
 
 
 class MacroRunner(Protocol):
@@ -52,26 +36,10 @@ class MacroRunner(Protocol):
     def close(self) -> None: ...
 
 
-def view_state(env: CrafterEnv, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
-    """The read-only state a coded action sees: local map, inventory, achievements, facing,
-    position; when a call starts, also the memory of what the episode has seen so far."""
-    state = {
-        "local": env.local_window().tobytes().hex(),
-        "inventory": info["inventory"],
-        "achievements": info["achievements"],
-        "facing": info["facing"],
-        "pos": info["player_pos"],
-        "daylight": round(float(env.world.daylight), 3),
-    }
-    if start:
-        state |= {"memory": env.memory().hex(), "area": env.area}
-    return state
-
-
 class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
-    """Extends Discrete(17) with one action per coded action (or keeps only `primitives` of
-    crafter's 17, in their order, then the coded actions: with every sub-action coded, the
-    policy may only sequence them).
+    """Extends the world's primitive actions (`all_primitives`) with one action per coded action
+    (or keeps only `primitives` of them, in their order, then the coded actions: with every
+    sub-action coded, the policy may only sequence them).
 
     Choosing a coded action runs it to completion: the runner yields one primitive per env
     step until it finishes, the episode ends, or `step_budget` primitive steps pass. Rewards
@@ -87,9 +55,10 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     """
 
     def __init__(
-        self, env: gym.Env[np.ndarray, int], names: list[str], runner: MacroRunner,
-        step_budget: int = 80, no_effect_penalty: float = 0.0, max_errors: int = 20,
-        max_hangs: int = 3, primitives: list[str] | None = None, mask: MaskRule | None = None,
+        self, env: gym.Env[np.ndarray, int], names: list[str], runner: MacroRunner, *,
+        all_primitives: list[str], vitals: frozenset[str], step_budget: int = 80,
+        no_effect_penalty: float = 0.0, max_errors: int = 20, max_hangs: int = 3,
+        primitives: list[str] | None = None, mask: MaskRule | None = None,
     ) -> None:  # fmt: skip
         super().__init__(env)
         self.max_errors = max_errors
@@ -101,12 +70,15 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self.runner = runner
         self.step_budget = step_budget
         self.no_effect_penalty = no_effect_penalty
-        self._crafter: CrafterEnv = env.unwrapped  # type: ignore[assignment]
-        self._prim_index = {a: i for i, a in enumerate(actions())}
-        self.primitives = list(actions()) if primitives is None else list(primitives)
+        self.world_env: WorldEnv = env.unwrapped  # type: ignore[assignment]
+        self.vitals = vitals
+        self._prim_index = {a: i for i, a in enumerate(all_primitives)}
+        self.primitives = list(all_primitives) if primitives is None else list(primitives)
         unknown = [p for p in self.primitives if p not in self._prim_index]
         if unknown:
-            raise ValueError(f"unknown primitive action(s) {unknown}; crafter has {actions()}")
+            raise ValueError(
+                f"unknown primitive action(s) {unknown}; the game has {all_primitives}"
+            )
         self._n_prim = len(self.primitives)
         n_actions = self._n_prim + len(self.names)
         self.action_space = gym.spaces.Discrete(n_actions)  # type: ignore[assignment]
@@ -119,7 +91,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         if self.mask is None or not self._info:
             return np.ones(int(self.action_space.n), dtype=bool)  # type: ignore[attr-defined]
         info = self._info
-        standing = self._crafter.standing()
+        standing = self.world_env.standing()
         return self.mask(info["inventory"], info["achievements"], self.disabled, standing)
 
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
@@ -172,13 +144,6 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             return None, exc.kind
         return prim, ""
 
-    def _into_lava(self, move: str) -> bool:
-        dx, dy = _STEPS[move]
-        x, y = (int(v) for v in self._crafter.player.pos)
-        world = self._crafter.world
-        w, h = world.area
-        return 0 <= x + dx < w and 0 <= y + dy < h and world[(x + dx, y + dy)][0] == "lava"
-
     def close(self) -> None:
         try:
             self.runner.close()
@@ -190,19 +155,21 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         total, steps = 0.0, 0
         term = trunc = False
         obs: np.ndarray | None = None
-        prim, error = self._call(name, view_state(self._crafter, before, True), "start")
+        env = self.world_env
+        prim, error = self._call(name, env.view_state(before, True), "start")
         finished = prim is None  # a call always costs one game tick, or a policy could stall
         info = before
         while prim is not None or finished:
-            if prim in _STEPS and self._into_lava(prim):  # the runtime never walks into lava
-                self.faults[name] = f"lava: yielded {prim} onto lava (turned into noop)"
+            hazard = env.unsafe_move(prim) if prim is not None else None
+            if hazard is not None:  # the runtime never walks into lava (or the like)
+                self.faults[name] = f"{hazard}: yielded {prim} onto {hazard} (turned into noop)"
                 prim = "noop"
             obs, reward, term, trunc, info = self.env.step(self._prim_index[prim or "noop"])
             total += float(reward)
             steps += 1
             if finished or term or trunc or steps >= self.step_budget:
                 break
-            prim, error = self._call(name, view_state(self._crafter, info), "next")
+            prim, error = self._call(name, env.view_state(info), "next")
             if error:
                 break
         if prim is not None and not error:  # cut short by its budget or the episode's end
@@ -210,7 +177,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self._info = info
         assert obs is not None
         unchanged = (
-            items(info["inventory"]) == items(before["inventory"])
+            items(info["inventory"], self.vitals) == items(before["inventory"], self.vitals)
             and info["player_pos"] == before["player_pos"]
             and info["achievements"] == before["achievements"]
         )

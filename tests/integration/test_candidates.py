@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rlgpt.llm.offline import write_action
+from rlgpt.worlds.crafter.author import write_action
 from tests.conftest import rlgpt_exe
 from tests.integration.test_repair_loop import BUGGY, _coded_reply
 from tests.support.llm_server import crafter_responder, scripted_run

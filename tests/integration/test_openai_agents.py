@@ -9,11 +9,11 @@ import pytest
 from rlgpt.agents.base import FormatError
 from rlgpt.agents.roles import FastAgent, SlowAgent
 from rlgpt.config import LLMParams
-from rlgpt.envs.tasks import get_task
 from rlgpt.llm.base import BudgetExceeded, LLMConfigError, LLMError
-from rlgpt.llm.offline import write_action
 from rlgpt.llm.openai_backend import OpenAIBackend
 from rlgpt.messages import SubAction
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.tasks import get_task
 from tests.support.llm_server import ChatServer, crafter_responder, error, ok
 
 KEY = "sk-test-DO-NOT-LEAK-4242"

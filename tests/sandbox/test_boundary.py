@@ -15,6 +15,7 @@ from rlgpt.messages import CodedAction
 from rlgpt.sandbox.boundary import bwrap_works, visible_paths
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.limits import PIDS_MAX
+from tests.support.world import CRAFTER_SKILLS
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="needs bubblewrap and libseccomp")
 
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.skipif(not bwrap_works(), reason="needs bubblewrap and 
 def _report(body: str, *, memory_mib: int = 1024, timeout_s: float = 20.0) -> str:
     """Run `body` (the inside of `def act(view):`) with the gate off; what it yielded."""
     source = "def act(view):\n" + "".join(f"    {ln}\n" for ln in body.strip().splitlines())
-    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], gate=False,
+    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS,
+                         gate=False,
                          memory_mib=memory_mib, timeout_s=timeout_s)  # fmt: skip
     try:
         worker.start("act", {"local": "00"})
@@ -39,10 +41,14 @@ def test_the_root_holds_only_the_interpreter_its_libraries_and_the_worker_code()
     seen = _report("import os\nyield ','.join(sorted(os.listdir('/')))")
     assert set(seen.split(",")) <= {"dev", "lib", "lib64", "proc", "python", "sandbox", "tmp"}
     sandbox = _report("import os\nyield ','.join(sorted(os.listdir('/sandbox/rlgpt')))")
-    assert set(sandbox.split(",")) == {"__init__.py", "sandbox", "skills"}
+    assert set(sandbox.split(",")) == {"__init__.py", "sandbox", "worlds"}
+    skills = _report(
+        "import os\nyield ','.join(sorted(os.listdir('/sandbox/rlgpt/worlds/crafter')))"
+    )
+    assert set(skills.split(",")) == {"__init__.py", "skills"}, "only the skill package"
     libs = _report("import os\nyield ','.join(sorted(os.listdir('/lib')))")
     assert {"libc.so.6", "libm.so.6"} <= set(libs.split(",")) and len(libs.split(",")) <= 8
-    assert "/python/lib/python3" in " ".join(visible_paths())
+    assert "/python/lib/python3" in " ".join(visible_paths(CRAFTER_SKILLS.package))
 
 
 def test_no_socket_of_any_family_and_no_network():
@@ -105,7 +111,8 @@ def test_a_dripping_worker_is_cut_off_at_the_total_deadline():
         "import os\nimport sys\nimport time\n\ndef act(view):\n    while True:\n"
         "        os.write(int(sys.argv[2]), b' ')\n        time.sleep(0.5)\n    yield 'noop'\n"
     )
-    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], gate=False,
+    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS,
+                         gate=False,
                          timeout_s=2.0)  # fmt: skip
     t0 = time.monotonic()
     with pytest.raises(MacroError) as info:

@@ -9,10 +9,10 @@ import time
 import pytest
 
 from rlgpt.config import SandboxParams, TrainParams
-from rlgpt.envs.tasks import get_task
 from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig
 from rlgpt.rl.train import train
 from rlgpt.sandbox.validate import validate_action
+from rlgpt.worlds.crafter.tasks import get_task
 
 BOMB = """
 CALLS = [0]

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from rlgpt.llm.offline import write_action
+from rlgpt.worlds.crafter.author import write_action
 
 # A script step: (status, reply text or error body, finish_reason, delay_s)
 Step = tuple[int, str, str, float]

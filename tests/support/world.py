@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names
-from rlgpt.envs.tasks import get_task
-from rlgpt.skills.api import ObsView
-from rlgpt.skills.runtime import view_state
+from rlgpt.skills.runtime import MacroActionWrapper
+from rlgpt.worlds import get_world
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.recipes import VITALS, achievements, actions, game_data, semantic_names
+from rlgpt.worlds.crafter.skills.api import ObsView
+from rlgpt.worlds.crafter.tasks import get_task
 
 
 def grass_plain(seed: int = 3, task: str = "collect_diamond", reach: int = 12) -> CrafterEnv:
@@ -31,7 +32,7 @@ def grass_plain(seed: int = 3, task: str = "collect_diamond", reach: int = 12) -
 
 def view_of(env: CrafterEnv) -> ObsView:
     view = ObsView(semantic_names(), game_data()["items"], achievements())
-    view.update(view_state(env, env.last_info, start=True))
+    view.update(env.view_state(env.last_info, start=True))
     return view
 
 
@@ -46,7 +47,22 @@ def drive(
             act = next(gen)
             taken.append(act)
             _, _, _, _, info = env.step(index[act])
-            view.update(view_state(env, info))
+            view.update(env.view_state(info))
     except StopIteration as stop:
         return taken, stop.value
     raise AssertionError(f"no end within {limit} steps: {taken[-10:]}")
+
+
+CRAFTER = get_world("crafter")
+CRAFTER_SKILLS = CRAFTER.skills()
+
+
+def wrap(
+    env: Any, names: list[str], runner: Any, step_budget: int = 80,
+    no_effect_penalty: float = 0.0, **kwargs: Any,
+) -> MacroActionWrapper:  # fmt: skip
+    """A MacroActionWrapper over a Crafter env (its primitives and vitals)."""
+    return MacroActionWrapper(
+        env, names, runner, all_primitives=actions(), vitals=VITALS, step_budget=step_budget,
+        no_effect_penalty=no_effect_penalty, **kwargs,
+    )  # fmt: skip

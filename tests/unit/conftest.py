@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from rlgpt.envs.recipes import semantic_id
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.worlds.crafter.recipes import semantic_id
 
 
 def _coded_action(name: str, body: str, step_budget: int = 64) -> CodedAction:
@@ -60,7 +60,10 @@ def make_worker() -> Iterator[Callable[..., MacroWorker]]:
     started: list[MacroWorker] = []
 
     def start(coded: list[CodedAction], **kwargs) -> MacroWorker:
-        worker = MacroWorker(coded, **kwargs)
+        from tests.support.world import CRAFTER_SKILLS
+
+        skills = kwargs.pop("skills", CRAFTER_SKILLS)
+        worker = MacroWorker(coded, skills, **kwargs)
         started.append(worker)
         return worker
 
@@ -74,10 +77,10 @@ def tiny_run(tmp_path_factory):
     """One tiny real PPO run on make_wood_pickaxe with the offline author's plan and actions."""
     from rlgpt.agents.roles import FastAgent, SlowAgent
     from rlgpt.config import TrainParams
-    from rlgpt.envs.tasks import get_task
     from rlgpt.llm.offline import OfflineAuthor
     from rlgpt.messages import PPOConfig
     from rlgpt.rl.train import train
+    from rlgpt.worlds.crafter.tasks import get_task
 
     root = tmp_path_factory.mktemp("tiny_run")
     task = get_task("make_wood_pickaxe")

@@ -126,8 +126,8 @@ def test_one_agent_contains_a_model_that_forgets_code_or_writes_code_for_no_step
     """run.agents: one. collect_wood is marked "code" without code: it is learned instead;
     code for collect_diamond, which the plan does not have, never reaches training."""
     from rlgpt.agents.roles import OneAgent
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.llm.offline import write_action
+    from rlgpt.worlds.crafter.author import write_action
+    from rlgpt.worlds.crafter.tasks import get_task
 
     steps = (("collect_wood", 2), ("place_table", 1))
     subs = [{"name": n, "description": n, "mode": "code", "count": c, "precondition": "-",

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from rlgpt.config import Params
-from rlgpt.envs.tasks import get_task
 from rlgpt.lineage.context import RunContext
+from rlgpt.worlds.crafter.tasks import get_task
 from tasks.caching import _cache_key_fn, finish, stage
 
 

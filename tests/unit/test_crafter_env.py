@@ -1,4 +1,4 @@
-"""rlgpt.envs.crafter_env.CrafterEnv: SB3-ready gymnasium env over crafter."""
+"""rlgpt.worlds.crafter.env.CrafterEnv: SB3-ready gymnasium env over crafter."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from stable_baselines3.common.env_checker import check_env
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import actions, game_data, semantic_id, semantic_names
-from rlgpt.envs.tasks import get_task
-from rlgpt.llm.offline import write_action
 from rlgpt.messages import TaskSpec
-from rlgpt.skills.runtime import MacroActionWrapper
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.recipes import actions, game_data, semantic_id, semantic_names
+from rlgpt.worlds.crafter.tasks import get_task
+from tests.support.world import wrap
 
 
 @pytest.mark.parametrize("kind", ["symbolic", "image"])
@@ -98,7 +98,7 @@ def test_reset_with_seed_is_repeatable_on_one_env():
 def test_success_terminates_the_episode(make_worker):
     task = get_task("collect_wood")
     worker = make_worker([write_action("collect_wood", 200)])
-    env = MacroActionWrapper(CrafterEnv(task), ["collect_wood"], worker, step_budget=200)
+    env = wrap(CrafterEnv(task), ["collect_wood"], worker, step_budget=200)
     _, info = env.reset(seed=0)
     assert not info["success"]
     _, _, term, trunc, info = env.step(17)
@@ -146,7 +146,7 @@ def test_the_registered_env_and_the_training_env_pass_gymnasium_check_env():
     import gymnasium
     from gymnasium.utils.env_checker import check_env as gym_check_env
 
-    import rlgpt.envs  # noqa: F401 - registers the id
+    import rlgpt.worlds.crafter.env  # noqa: F401 - registers the id
     from rlgpt.messages import RLConfig
     from rlgpt.rl.envs import make_env
 

@@ -11,6 +11,7 @@ import pytest
 from rlgpt.config import EvalParams
 from rlgpt.rl.evaluate import EVAL_SEED_BASE, _Progress, evaluate
 from rlgpt.rl.schema import EPISODES
+from rlgpt.worlds.crafter.recipes import VITALS
 
 
 @pytest.fixture(scope="module")
@@ -71,14 +72,14 @@ def info(pos=(0, 0), wood=0, drink=9, ach=0):
 
 
 def test_progress_standing_still_is_stuck_even_as_vitals_drift():
-    progress = _Progress(info())
+    progress = _Progress(info(), VITALS)
     for step in range(1, 121):
         progress.update(info(drink=9 - step // 20), step)  # drink drops on its own
     assert progress.stuck(120, window=100)
 
 
 def test_progress_resets_on_items_or_achievements():
-    progress = _Progress(info())
+    progress = _Progress(info(), VITALS)
     for step in range(1, 121):
         progress.update(info(wood=int(step > 60), ach=int(step > 60)), step)
     assert not progress.stuck(120, window=100)  # wood came at step 61
@@ -86,7 +87,7 @@ def test_progress_resets_on_items_or_achievements():
 
 
 def test_progress_wandering_widely_is_not_stuck():
-    progress = _Progress(info())
+    progress = _Progress(info(), VITALS)
     for step in range(1, 121):
         progress.update(info(pos=(step, 0)), step)
     assert not progress.stuck(120, window=100)

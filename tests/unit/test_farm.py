@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 from crafter import objects
 
-from rlgpt.envs.recipes import actions
-from rlgpt.skills.farm import _gather, grow_plant, sow
-from rlgpt.skills.pen import OPEN, pen_cells, pen_site, site_cost, wall_order
-from rlgpt.skills.runtime import view_state
+from rlgpt.worlds.crafter.recipes import actions
+from rlgpt.worlds.crafter.skills.farm import _gather, grow_plant, sow
+from rlgpt.worlds.crafter.skills.pen import OPEN, pen_cells, pen_site, site_cost, wall_order
 from tests.support.world import drive, grass_plain, view_of
 
 CLOSED = ("tree", "water", "stone", "table")
@@ -242,7 +241,7 @@ def _play(env, stop: Callable[[list[str]], bool], limit: int) -> list[str]:
     while len(taken) < limit and not stop(taken):
         taken.append(next(gen))
         _, _, _, _, info = env.step(index[taken[-1]])
-        view.update(view_state(env, info))
+        view.update(env.view_state(info))
     return taken
 
 

@@ -8,9 +8,10 @@ import crafter
 import numpy as np
 import pytest
 
-from rlgpt.envs.fast import FastCrafter, balance_object
-from rlgpt.llm.offline import write_action
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.fast import FastCrafter, balance_object
+from tests.support.world import CRAFTER_SKILLS
 
 SEEDS = list(range(20))
 
@@ -88,7 +89,7 @@ def test_random_then_scripted_play_is_identical(seed):
     plan = ["collect_wood"] * 5 + ["place_table", "make_wood_pickaxe", "make_wood_sword"]
     plan += ["collect_stone", "collect_stone", "place_stone", "eat_cow", "collect_drink"]
     coded = [write_action(name, 120) for name in dict.fromkeys(plan)]
-    worker = MacroWorker(coded)
+    worker = MacroWorker(coded, CRAFTER_SKILLS)
     try:
         for a in _scripted_actions(worker, fast, plan):
             n += 1

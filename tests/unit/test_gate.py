@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rlgpt.envs.planner import plan_steps
-from rlgpt.llm.offline import write_action
 from rlgpt.sandbox.gate import MAX_SOURCE_BYTES, GateError, check_source, gate
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.planner import plan_steps
 
 HEAD = "def act(view):\n"
 

@@ -1,4 +1,4 @@
-"""rlgpt.rl.masking: which coded actions the policy may call, from the recipe graph."""
+"""rlgpt.worlds.crafter.masking: which coded actions the policy may call, from the recipe graph."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 
-from rlgpt.envs.planner import climb_steps
-from rlgpt.envs.preconditions import requirement
-from rlgpt.envs.tasks import get_task
-from rlgpt.llm.offline import write_action
 from rlgpt.messages import RLConfig
 from rlgpt.rl.envs import make_env
-from rlgpt.rl.masking import ActionMask
 from rlgpt.rl.train import load_policy
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.masking import ActionMask
+from rlgpt.worlds.crafter.planner import climb_steps
+from rlgpt.worlds.crafter.preconditions import requirement
+from rlgpt.worlds.crafter.tasks import get_task
 
 DIAMOND = [a for a, _ in climb_steps("collect_diamond")] + ["collect_drink", "eat_cow", "wake_up"]
 

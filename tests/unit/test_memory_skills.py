@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import actions
-from rlgpt.skills.api import go_to, guard, keep_alive, route
-from rlgpt.skills.runtime import view_state
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.recipes import actions
+from rlgpt.worlds.crafter.skills.api import go_to, guard, keep_alive, route
 from tests.support.world import drive, grass_plain, view_of
 
 
@@ -54,7 +53,7 @@ def test_a_plant_seen_once_is_remembered_out_of_view_until_it_is_gone(env):
     view = view_of(env)
     for _ in range(3):  # in view again, then out of it within one call
         _, _, _, _, info = env.step(actions().index("move_left"))
-        view.update(view_state(env, info))
+        view.update(env.view_state(info))
     assert view.cells("plant") == [] and view.remembered("plant") == [(6, 0)]
     env.world.remove(plant)  # eaten by a cow out of view: the next call knows
     assert view_of(env).remembered_at(6, 0) == "grass"
@@ -118,7 +117,7 @@ def test_guard_fights_an_adjacent_zombie_until_it_is_gone(env):
 
 
 def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
-    from rlgpt.skills.survival import _sealed
+    from rlgpt.worlds.crafter.skills.survival import _sealed
 
     x, y = (int(v) for v in env.player.pos)
     for dx in range(3, 9):  # a block of stone to the right, in view
@@ -136,7 +135,7 @@ def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
         taken.append(act)
         env.step(index[act])
         env._env._world.daylight = 0.1  # keep it night for the test
-        view.update(view_state(env, env.last_info))
+        view.update(env.view_state(env.last_info))
         if act in ("sleep", "noop") and _sealed(view):
             break
     assert "place_stone" in taken and taken.count("do") >= 2
@@ -151,7 +150,7 @@ def test_a_zombie_in_the_doorway_is_no_wall(env):
     would sleep beside it, 7 damage a hit); a stone in the way in seals it."""
     import crafter.objects as objects
 
-    from rlgpt.skills.survival import _sealed
+    from rlgpt.worlds.crafter.skills.survival import _sealed
 
     x, y = (int(v) for v in env.player.pos)
     for dx in range(-2, 3):
@@ -166,11 +165,11 @@ def test_a_zombie_in_the_doorway_is_no_wall(env):
     assert not _sealed(view)
     env.world.remove(zombie)
     env.refresh()
-    view.update(view_state(env, env.last_info))
+    view.update(env.view_state(env.last_info))
     assert not _sealed(view)  # an open path cell: the same
     env.world[(x + 1, y)] = "stone"
     env.refresh()
-    view.update(view_state(env, env.last_info))
+    view.update(env.view_state(env.last_info))
     assert _sealed(view)
 
 
@@ -194,7 +193,7 @@ def test_keep_alive_eats_a_cow_in_view_once_food_is_below_seven(env):
 
 
 def test_explore_searches_beside_the_preferred_material_first(env):
-    from rlgpt.skills.api import explore
+    from rlgpt.worlds.crafter.skills.api import explore
 
     x, y = (int(v) for v in env.player.pos)
     for dx in range(-12, -3):  # mountains to the west, their edge at the edge of the view

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
-from rlgpt.envs.tasks import get_task
-from rlgpt.llm.offline import OfflineAuthor, write_action
+from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.messages import (
     ActionValidation,
     Critique,
@@ -17,6 +16,10 @@ from rlgpt.messages import (
     ValidationReport,
 )  # fmt: skip
 from rlgpt.sandbox.gate import gate
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.recipes import actions
+from rlgpt.worlds.crafter.tasks import get_task
+from tests.support.world import CRAFTER_SKILLS
 
 TASK = get_task("make_wood_pickaxe")
 
@@ -184,19 +187,19 @@ def test_author_is_deterministic_and_every_exchange_is_recorded(tmp_path):
 def test_revised_make_action_places_its_missing_table_and_succeeds():
     """After the critic faults make_wood_pickaxe, the fast agent's rewrite places the table
     itself: collect_wood x3 then one make_wood_pickaxe call unlocks the task in real Crafter."""
-    from rlgpt.envs.crafter_env import CrafterEnv
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.llm.offline import write_action
     from rlgpt.sandbox.client import MacroWorker
-    from rlgpt.skills.runtime import MacroActionWrapper
+    from rlgpt.worlds.crafter.author import write_action
+    from rlgpt.worlds.crafter.env import CrafterEnv
+    from rlgpt.worlds.crafter.tasks import get_task
+    from tests.support.world import wrap
 
     first = write_action("make_wood_pickaxe", 80)
     revised = write_action("make_wood_pickaxe", 80, revised=True)
     assert "place_" in revised.source and "place_" not in first.source
     coded = [write_action("collect_wood", 80), revised]
-    worker = MacroWorker(coded)
+    worker = MacroWorker(coded, CRAFTER_SKILLS)
     try:
-        env = MacroActionWrapper(CrafterEnv(get_task("make_wood_pickaxe")), ["collect_wood",
+        env = wrap(CrafterEnv(get_task("make_wood_pickaxe")), ["collect_wood",
                                  "make_wood_pickaxe"], worker, 160)  # fmt: skip
         wins = 0
         for seed in range(3):
@@ -267,11 +270,11 @@ def test_kept_primitives_drop_misspelled_names_and_never_strand_a_learned_sub_go
     every = [s.name for s in first.sub_actions]
     cfg = RLConfig(macro_actions=every, reward_terms=[], sample_budget=1,
                    primitive_actions=["noop", "move_lefft", "do"])  # fmt: skip
-    assert kept_primitives(cfg, first) == ["noop", "do"]
+    assert kept_primitives(cfg, first, actions()) == ["noop", "do"]
     learned = cfg.model_copy(update={"macro_actions": every[1:]})  # collect_wood left to RL
-    assert kept_primitives(learned, first) is None
+    assert kept_primitives(learned, first, actions()) is None
     empty = RLConfig(macro_actions=[], reward_terms=[], sample_budget=1, primitive_actions=[])
-    assert kept_primitives(empty, first) is None  # nothing would be left to choose
+    assert kept_primitives(empty, first, actions()) is None  # nothing would be left to choose
 
 
 def test_rl_config_hash_is_unchanged_for_configs_without_the_primitive_field():
@@ -290,15 +293,15 @@ def test_rl_config_hash_is_unchanged_for_configs_without_the_primitive_field():
 def test_a_second_tool_or_a_second_station_close_by_is_refused_and_charged():
     """Repeating make_wood_pickaxe or place_table spends wood that later recipes need: the
     coded actions refuse (the call changes nothing, so the policy pays the no-effect penalty)."""
-    from rlgpt.envs.crafter_env import CrafterEnv
-    from rlgpt.envs.tasks import get_task
     from rlgpt.sandbox.client import MacroWorker
-    from rlgpt.skills.runtime import MacroActionWrapper
+    from rlgpt.worlds.crafter.env import CrafterEnv
+    from rlgpt.worlds.crafter.tasks import get_task
+    from tests.support.world import wrap
 
     names = ["place_table", "make_wood_pickaxe"]
-    worker = MacroWorker([write_action(n, 80) for n in names])
+    worker = MacroWorker([write_action(n, 80) for n in names], CRAFTER_SKILLS)
     try:
-        env = MacroActionWrapper(CrafterEnv(get_task("make_stone_pickaxe")), names, worker, 80,
+        env = wrap(CrafterEnv(get_task("make_stone_pickaxe")), names, worker, 80,
                                  0.3, primitives=["noop"])  # fmt: skip
         env.reset(seed=1)
         env.unwrapped.player.inventory["wood"] = 9

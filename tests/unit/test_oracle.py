@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.oracle import Oracle
-from rlgpt.envs.tasks import get_task
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.oracle import Oracle
+from rlgpt.worlds.crafter.tasks import get_task
 
 
 def test_the_oracle_climbs_to_the_stone_pickaxe_on_every_seed():

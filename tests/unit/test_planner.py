@@ -1,4 +1,4 @@
-"""Recipe graph, planner and task registry (rlgpt.envs.recipes / planner / tasks)."""
+"""Recipe graph, planner and task registry (rlgpt.worlds.crafter.recipes / planner / tasks)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,16 @@ from collections import Counter
 
 import pytest
 
-from rlgpt.envs.planner import is_plannable, plan_counts, plan_steps, precondition_of
-from rlgpt.envs.recipes import achievements, actions, game_data, semantic_id, semantic_names
-from rlgpt.envs.tasks import PAPER_NAMES, get_task, registry
 from rlgpt.errors import UserError
+from rlgpt.worlds.crafter.planner import is_plannable, plan_counts, plan_steps, precondition_of
+from rlgpt.worlds.crafter.recipes import (
+    achievements,
+    actions,
+    game_data,
+    semantic_id,
+    semantic_names,
+)
+from rlgpt.worlds.crafter.tasks import PAPER_NAMES, get_task, registry
 
 PAPER_TASKS = [
     "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe",
@@ -162,7 +168,7 @@ def test_semantic_names_and_actions_match_crafter():
 
 
 def test_a_climb_that_meets_nights_takes_swords_first_and_a_short_one_does_not():
-    from rlgpt.envs.planner import climb_steps, plan_steps
+    from rlgpt.worlds.crafter.planner import climb_steps, plan_steps
 
     iron = [a for a, _ in climb_steps("make_iron_pickaxe")]
     assert iron.index("make_wood_sword") < iron.index("make_wood_pickaxe")

@@ -7,6 +7,7 @@ import pytest
 
 from rlgpt.errors import MacroError
 from rlgpt.sandbox.pool import MacroPool
+from tests.support.world import CRAFTER_SKILLS
 
 TAMPER = (
     "    import math\n"
@@ -42,7 +43,9 @@ def test_without_isolation_one_action_can_poison_another(make_worker, coded_acti
 
 
 def test_a_pool_gives_each_action_its_own_worker(coded_action, state):
-    pool = MacroPool([coded_action("a", TAMPER), coded_action("b", VICTIM)], "bwrap", gate=False)
+    pool = MacroPool(
+        [coded_action("a", TAMPER), coded_action("b", VICTIM)], CRAFTER_SKILLS, "bwrap", gate=False
+    )
     try:
         _play(pool, "a", state)
         assert _play(pool, "b", state) == ["move_right", "noop"]
@@ -64,7 +67,7 @@ def test_a_hung_worker_is_restarted(coded_action, state):
     sleeper = coded_action(
         "s", "    yield 'noop'\n    while True:\n        pass\n    yield 'noop'\n"
     )
-    pool = MacroPool([sleeper], "bwrap", timeout_s=1.0)
+    pool = MacroPool([sleeper], CRAFTER_SKILLS, "bwrap", timeout_s=1.0)
     try:
         assert pool.start("s", state) == "noop"
         with pytest.raises(MacroError) as info:

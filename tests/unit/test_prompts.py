@@ -11,12 +11,16 @@ import pytest
 from rlgpt.agents import prompting
 from rlgpt.agents.roles import FastAgent
 from rlgpt.config import SandboxParams
-from rlgpt.envs.tasks import get_task
-from rlgpt.llm.offline import OfflineAuthor, write_action
+from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.messages import ActionValidation, CodedAction, SubAction
 from rlgpt.sandbox.validate import validate_action
-from rlgpt.skills import api
-from rlgpt.skills.doc import CONSTANTS, FUNCTIONS, signature
+from rlgpt.skills.doc import constants, functions, signature
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.skills import api
+from rlgpt.worlds.crafter.tasks import get_task
+
+FUNCTIONS = functions(api)
+CONSTANTS = constants(api)
 
 TASK = get_task("make_wood_pickaxe")
 SUB = SubAction(name="place_table", description="d", mode="code", precondition="wood>=2",
@@ -59,9 +63,8 @@ def _public_view_members() -> list[tuple[str, object]]:
 @pytest.mark.parametrize("kind", ["fast_code", "fast_repair"])
 def test_every_public_name_appears_with_its_signature(tmp_path, kind):
     prompt = _rendered(tmp_path, kind)
-    for name in FUNCTIONS:
-        fn = getattr(api, name)
-        assert f"{name}{signature(fn)}" in prompt, name
+    for name, fn in FUNCTIONS.items():
+        assert f"{name}{signature(fn, constants=CONSTANTS)}" in prompt, name
         assert "(" in signature(fn) and ": ObsView" in signature(fn)
     for name in CONSTANTS:
         assert f"{name} = {getattr(api, name)!r}" in prompt
@@ -76,10 +79,8 @@ def test_every_public_name_appears_with_its_signature(tmp_path, kind):
         assert re.search(rf"view\.{name}[^\n]*: \S", prompt), f"{name} has no docstring"
     assert "None" not in re.findall(r"view\.\w+[^\n]*: (\S+)", prompt)
     assert "view.cells(name: str) -> list[tuple[int, int]]" in prompt
-    assert set(api.SKILL_API) >= SKILL_SET, "every documented function is in scope"
-
-
-SKILL_SET = set(FUNCTIONS) | set(CONSTANTS)
+    public = {n for n in api.__all__ if inspect.isfunction(getattr(api, n))}
+    assert public <= set(FUNCTIONS), "every public skill is in scope, and so documented"
 
 
 def _params(method) -> list[str]:

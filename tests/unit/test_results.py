@@ -9,9 +9,9 @@ import pytest
 
 from rlgpt.agents.roles import withheld_critique
 from rlgpt.config import Params
-from rlgpt.envs.tasks import get_task
 from rlgpt.lineage.context import RunContext
 from rlgpt.messages import EvalReport
+from rlgpt.worlds.crafter.tasks import get_task
 from tasks.caching import _key
 from tests.conftest import REPO
 

@@ -6,12 +6,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.tasks import get_task
-from rlgpt.llm.offline import write_action
 from rlgpt.messages import RewardTerm
 from rlgpt.rl.rewards import AchievementReward
-from rlgpt.skills.runtime import MacroActionWrapper
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.tasks import get_task
+from tests.support.world import wrap
 
 
 class Scripted(gym.Env):
@@ -87,7 +87,7 @@ def test_on_real_crafter_under_a_macro(make_worker):
         CrafterEnv(task), [RewardTerm(achievement="collect_wood", weight=2.0)], 5.0
     )
     worker = make_worker([write_action("collect_wood", 200)])
-    env = MacroActionWrapper(shaped, ["collect_wood"], worker, 200, 0.1)
+    env = wrap(shaped, ["collect_wood"], worker, 200, 0.1)
     env.reset(seed=0)
     _, reward, term, _, info = env.step(17)
     assert info["success"] and term

@@ -6,11 +6,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.recipes import actions
-from rlgpt.envs.tasks import get_task
-from rlgpt.llm.offline import write_action
-from rlgpt.skills.runtime import VITALS, MacroActionWrapper, items, view_state
+from rlgpt.skills.runtime import items
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.recipes import VITALS, actions
+from rlgpt.worlds.crafter.tasks import get_task
+from tests.support.world import wrap
 
 N_PRIM = 17
 
@@ -38,21 +39,21 @@ class ScriptRunner:
         self.closed = True
 
 
-def wrap(runner, names=("m",), budget=80, penalty=0.0, task="collect_diamond"):
-    env = MacroActionWrapper(CrafterEnv(get_task(task)), list(names), runner, budget, penalty)
+def wrapped(runner, names=("m",), budget=80, penalty=0.0, task="collect_diamond"):
+    env = wrap(CrafterEnv(get_task(task)), list(names), runner, budget, penalty)
     env.reset(seed=2)
     return env
 
 
 @pytest.mark.parametrize("k", [0, 1, 3])
 def test_action_space_is_primitives_plus_macros(k):
-    env = wrap(ScriptRunner([]), names=[f"m{i}" for i in range(k)])
+    env = wrapped(ScriptRunner([]), names=[f"m{i}" for i in range(k)])
     assert env.action_space == gym.spaces.Discrete(N_PRIM + k)
     assert len(actions()) == N_PRIM
 
 
 def test_primitive_action_passes_through():
-    env = wrap(ScriptRunner(["do"]))
+    env = wrapped(ScriptRunner(["do"]))
     _, _, _, _, info = env.step(actions().index("move_left"))
     assert info["primitive_steps"] == 1
     assert info["macro"] is None
@@ -60,14 +61,14 @@ def test_primitive_action_passes_through():
 
 
 def test_reset_reports_zero_primitive_steps():
-    env = wrap(ScriptRunner([]))
+    env = wrapped(ScriptRunner([]))
     _, info = env.reset(seed=3)
     assert info["primitive_steps"] == 0
 
 
 def test_macro_runs_to_completion_and_counts_primitive_steps():
     runner = ScriptRunner(["move_left", "move_up", "move_right"])
-    env = wrap(runner)
+    env = wrapped(runner)
     _, _, _, _, info = env.step(N_PRIM)
     assert info["macro"] == "m"
     assert info["primitive_steps"] == 3
@@ -79,7 +80,7 @@ def test_macro_runs_to_completion_and_counts_primitive_steps():
 def test_view_state_is_the_local_window():
     env = CrafterEnv(get_task("collect_wood"), view_radius=2)
     _, info = env.reset(seed=1)
-    state = view_state(env, info)
+    state = env.view_state(info)
     assert bytes.fromhex(state["local"]) == env.local_window().tobytes()
     assert len(bytes.fromhex(state["local"])) == 25
     assert state["inventory"] == info["inventory"]
@@ -88,9 +89,7 @@ def test_view_state_is_the_local_window():
 
 def test_collect_wood_macro_takes_several_primitive_steps(make_worker):
     worker = make_worker([write_action("collect_wood", 200)])
-    env = MacroActionWrapper(
-        CrafterEnv(get_task("make_wood_pickaxe")), ["collect_wood"], worker, 200, 0.1
-    )
+    env = wrap(CrafterEnv(get_task("make_wood_pickaxe")), ["collect_wood"], worker, 200, 0.1)
     _, before = env.reset(seed=1)
     _, reward, term, _, info = env.step(N_PRIM)
     assert info["primitive_steps"] > 1
@@ -103,7 +102,7 @@ def test_collect_wood_macro_takes_several_primitive_steps(make_worker):
 
 def test_macro_that_does_nothing_costs_one_step_and_the_penalty(make_worker, coded_action):
     worker = make_worker([coded_action("nothing", "    if False:\n        yield 'noop'\n")])
-    env = MacroActionWrapper(CrafterEnv(get_task("collect_diamond")), ["nothing"], worker, 80, 0.25)
+    env = wrap(CrafterEnv(get_task("collect_diamond")), ["nothing"], worker, 80, 0.25)
     _, before = env.reset(seed=3)
     _, reward, _, _, info = env.step(N_PRIM)
     assert info["primitive_steps"] == 1, "a call always costs one game tick"
@@ -114,7 +113,7 @@ def test_macro_that_does_nothing_costs_one_step_and_the_penalty(make_worker, cod
 
 def test_macro_that_exhausts_its_budget_standing_still_is_a_dead_loop(make_worker, coded_action):
     worker = make_worker([coded_action("spin", "    while True:\n        yield 'noop'\n")])
-    env = MacroActionWrapper(CrafterEnv(get_task("collect_diamond")), ["spin"], worker, 30, 0.25)
+    env = wrap(CrafterEnv(get_task("collect_diamond")), ["spin"], worker, 30, 0.25)
     _, before = env.reset(seed=3)
     _, reward, _, _, info = env.step(N_PRIM)
     assert info["primitive_steps"] == 30
@@ -126,7 +125,7 @@ def test_macro_that_exhausts_its_budget_standing_still_is_a_dead_loop(make_worke
 
 def test_budget_stops_a_moving_macro_without_calling_it_a_dead_loop():
     runner = ScriptRunner(["move_left"] * 10)
-    env = wrap(runner, budget=3, penalty=0.5)
+    env = wrapped(runner, budget=3, penalty=0.5)
     _, before = env.reset(seed=2)
     _, reward, _, _, info = env.step(N_PRIM)
     assert info["primitive_steps"] == 3
@@ -137,7 +136,7 @@ def test_budget_stops_a_moving_macro_without_calling_it_a_dead_loop():
 
 def test_items_drops_vitals():
     inv = {"health": 9, "food": 3, "drink": 2, "energy": 1, "wood": 4}
-    assert items(inv) == {"wood": 4}
+    assert items(inv, VITALS) == {"wood": 4}
     assert {"health", "food", "drink", "energy"} == VITALS
 
 
@@ -174,6 +173,15 @@ class FakeCrafter(gym.Env):
     def memory(self):
         return bytes(9)
 
+    def view_state(self, info, start=False):
+        return {"local": self.local_window().astype("uint8").tobytes().hex(), **info}
+
+    def unsafe_move(self, action):
+        return None
+
+    def standing(self):
+        return {}
+
     @staticmethod
     def _info():
         inv = {"wood": 0, "drink": 9}
@@ -183,7 +191,7 @@ class FakeCrafter(gym.Env):
 
 def test_macro_rewards_are_summed_then_charged():
     fake = FakeCrafter()
-    env = MacroActionWrapper(fake, ["m"], ScriptRunner(["noop", "do", "noop", "sleep"]), 80, 0.1)
+    env = wrap(fake, ["m"], ScriptRunner(["noop", "do", "noop", "sleep"]), 80, 0.1)
     env.reset()
     _, reward, _, _, info = env.step(N_PRIM)
     assert fake.taken == [actions().index(a) for a in ("noop", "do", "noop", "sleep")]
@@ -197,7 +205,7 @@ def test_a_macro_that_raises_in_training_ends_the_call_and_is_disabled_after_eno
     boom = coded_action(
         "boom", "    yield 'move_left'\n    x, y = view.nearest('table')\n    yield 'do'\n"
     )
-    env = MacroActionWrapper(
+    env = wrap(
         CrafterEnv(get_task("collect_diamond")), ["boom"], make_worker([boom]), 80, 0.25,
         max_errors=2,
     )  # fmt: skip
@@ -219,7 +227,7 @@ def test_the_runtime_never_walks_a_coded_action_into_lava():
     crafter.world[(x - 1, y)] = "lava"
     crafter.world[(x + 1, y)] = "grass"
     crafter.refresh()
-    env = MacroActionWrapper(crafter, ["m"], ScriptRunner(["move_left", "move_right"]), 80)
+    env = wrap(crafter, ["m"], ScriptRunner(["move_left", "move_right"]), 80)
     env.reset(seed=2)
     crafter.world[(x - 1, y)] = "lava"  # reset rebuilt the world: put the lava back
     crafter.world[(x + 1, y)] = "grass"
@@ -234,9 +242,7 @@ def test_the_runtime_never_walks_a_coded_action_into_lava():
 
 def test_a_space_without_primitives_maps_action_zero_to_the_first_coded_action():
     runner = ScriptRunner(["move_left", "move_left"])
-    env = MacroActionWrapper(
-        CrafterEnv(get_task("collect_diamond")), ["m", "n"], runner, 80, 0.0, primitives=[]
-    )
+    env = wrap(CrafterEnv(get_task("collect_diamond")), ["m", "n"], runner, 80, 0.0, primitives=[])
     env.reset(seed=2)
     assert env.action_space == gym.spaces.Discrete(2)
     _, _, _, _, info = env.step(0)
@@ -245,7 +251,7 @@ def test_a_space_without_primitives_maps_action_zero_to_the_first_coded_action()
 
 
 def test_a_kept_subset_of_primitives_comes_first_in_its_order():
-    env = MacroActionWrapper(
+    env = wrap(
         CrafterEnv(get_task("collect_diamond")), ["m"], ScriptRunner([]), 80, 0.0,
         primitives=["noop", "move_left"],
     )  # fmt: skip
@@ -258,6 +264,4 @@ def test_a_kept_subset_of_primitives_comes_first_in_its_order():
 
 def test_an_unknown_primitive_is_refused_with_the_valid_names():
     with pytest.raises(ValueError, match="unknown primitive action.*move_lef"):
-        MacroActionWrapper(
-            CrafterEnv(get_task("collect_diamond")), [], ScriptRunner([]), primitives=["move_lef"]
-        )
+        wrap(CrafterEnv(get_task("collect_diamond")), [], ScriptRunner([]), primitives=["move_lef"])

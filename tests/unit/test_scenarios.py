@@ -1,4 +1,4 @@
-"""rlgpt.envs.scenarios: validation states where a sub-action's precondition holds (or not),
+"""Crafter's scenarios: validation states where a sub-action's precondition holds (or not),
 built on real Crafter worlds from the recipe graph, deterministic per seed."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.preconditions import requirement
-from rlgpt.envs.recipes import semantic_id, semantic_names
-from rlgpt.envs.scenarios import plan_scenarios, stage
-from rlgpt.envs.tasks import get_task
-from rlgpt.skills.api import ObsView, path_to
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.preconditions import requirement
+from rlgpt.worlds.crafter.recipes import semantic_id, semantic_names
+from rlgpt.worlds.crafter.scenarios import plan_scenarios, stage
+from rlgpt.worlds.crafter.skills.api import ObsView, path_to
+from rlgpt.worlds.crafter.tasks import get_task
 
 R = 4
 

@@ -1,11 +1,11 @@
-"""rlgpt.skills.api: ObsView and the navigation skills on hand-built states."""
+"""rlgpt.worlds.crafter.skills.api: ObsView and the navigation skills on hand-built states."""
 
 from __future__ import annotations
 
 import pytest
 
-from rlgpt.envs.recipes import semantic_names
-from rlgpt.skills.api import (
+from rlgpt.worlds.crafter.recipes import semantic_names
+from rlgpt.worlds.crafter.skills.api import (
     MOVES,
     WALKABLE,
     ObsView,
@@ -125,8 +125,8 @@ def test_cells_are_sorted_nearest_first(local_state):
 
 
 def _full_view(local_state, cells=None, **kwargs) -> ObsView:
-    from rlgpt.envs.preconditions import item_sources
-    from rlgpt.envs.recipes import achievements, game_data
+    from rlgpt.worlds.crafter.preconditions import item_sources
+    from rlgpt.worlds.crafter.recipes import achievements, game_data
 
     view = ObsView(semantic_names(), game_data()["items"], achievements(), item_sources())
     view.update(local_state(cells or {}, **kwargs))

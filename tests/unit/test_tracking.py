@@ -8,9 +8,9 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from rlgpt.config import Params
-from rlgpt.envs.tasks import get_task
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.summary import IterationSummary
+from rlgpt.worlds.crafter.tasks import get_task
 from tasks import tracking
 
 

@@ -70,10 +70,10 @@ def test_the_learning_curve_has_a_row_per_training_episode_and_survives_a_resume
 
 def test_training_checkpoints_and_resumes_where_it_stopped(tmp_path):
     from rlgpt.config import TrainParams
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.llm.offline import write_action
     from rlgpt.messages import PPOConfig, RewardTerm, RLConfig
     from rlgpt.rl.train import train
+    from rlgpt.worlds.crafter.author import write_action
+    from rlgpt.worlds.crafter.tasks import get_task
 
     task = get_task("collect_wood")
     coded = [write_action("collect_wood", 40)]
@@ -98,10 +98,10 @@ def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(t
     import torch
 
     from rlgpt.config import TrainParams
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.llm.offline import write_action
     from rlgpt.messages import PPOConfig, RewardTerm, RLConfig
     from rlgpt.rl.train import train
+    from rlgpt.worlds.crafter.author import write_action
+    from rlgpt.worlds.crafter.tasks import get_task
 
     task = get_task("collect_wood")
     coded = [write_action("collect_wood", 40)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rlgpt.config import SandboxParams
-from rlgpt.envs.planner import plan_steps
-from rlgpt.llm.offline import write_action
 from rlgpt.messages import CodedAction, Scenario, ScenarioOutcome, ValidationReport
 from rlgpt.sandbox.validate import SCENARIO_SEED_BASE, _verdict, validate_action, validate_all
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.planner import plan_steps
 
 SANDBOX = SandboxParams()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rlgpt.sandbox.client import MacroError, MacroWorker
+from tests.support.world import CRAFTER_SKILLS
 
 
 @pytest.fixture
@@ -172,7 +173,9 @@ def _worker_python(pid: int) -> int:
 def test_worker_has_a_clean_environment_and_limits(monkeypatch, coded_action, tmp_path, isolation):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
     monkeypatch.chdir(tmp_path)
-    worker = MacroWorker([coded_action("a", "    yield 'noop'\n")], isolation=isolation)
+    worker = MacroWorker(
+        [coded_action("a", "    yield 'noop'\n")], CRAFTER_SKILLS, isolation=isolation
+    )
     try:
         top = worker._proc.pid
         pid = _worker_python(top)

@@ -23,6 +23,7 @@ from rlgpt.messages import ActionValidation, CodedAction
 from rlgpt.sandbox.gate import GateError
 from rlgpt.sandbox.lint import lint
 from rlgpt.sandbox.validate import validate_action
+from rlgpt.worlds import get_world
 
 MISTAKES = Path(__file__).parent / "mistakes"
 HEADER = ("sub-action", "budget", "expect", "mistake")
@@ -58,7 +59,7 @@ class Mistake:
         """The class the static lint gives (None: the lint lets it through, or it does not
         parse, which the gate reports first)."""
         try:
-            lint(self.source)
+            lint(self.source, get_world("crafter").lint_facts())
         except SyntaxError:
             return None
         except GateError as exc:

@@ -10,12 +10,12 @@ import typing
 import pytest
 
 from rlgpt.config import SandboxParams
-from rlgpt.envs.planner import plan_steps
-from rlgpt.envs.preconditions import requirement
-from rlgpt.envs.tasks import registry
-from rlgpt.llm.offline import write_action
 from rlgpt.messages import ErrorKind, ValidationReport
 from rlgpt.sandbox.validate import validate_action
+from rlgpt.worlds.crafter.author import write_action
+from rlgpt.worlds.crafter.planner import plan_steps
+from rlgpt.worlds.crafter.preconditions import requirement
+from rlgpt.worlds.crafter.tasks import registry
 from tests.validation.corpus import GATE_CLASSES, Mistake, corpus, validate
 
 ITEMS = corpus()

@@ -9,6 +9,8 @@ from typing import Any
 import crafter
 import yaml
 
+# Inventory entries that drift by themselves (drink drops about every 20 steps): never progress.
+VITALS = frozenset({"health", "food", "drink", "energy"})
 # Semantic ids of crafter's SemanticView: 0 = outside, materials 1..12, objects 13..18.
 OBJECTS = ["player", "cow", "zombie", "skeleton", "arrow", "plant"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from rlgpt.envs.recipes import achievements, game_data
+from rlgpt.worlds.crafter.recipes import achievements, game_data
 
 # Achievements whose target is a creature or object rather than a material to collect.
 CREATURE_TARGETS: dict[str, str] = {

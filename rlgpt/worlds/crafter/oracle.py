@@ -11,26 +11,19 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.planner import plan_steps
-from rlgpt.envs.preconditions import collect_source
-from rlgpt.envs.recipes import actions, game_data
+from rlgpt.worlds.base import OracleEpisode
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.planner import plan_steps
+from rlgpt.worlds.crafter.preconditions import collect_source
+from rlgpt.worlds.crafter.recipes import actions, game_data
 
 _MOVES = {(-1, 0): "move_left", (1, 0): "move_right", (0, -1): "move_up", (0, 1): "move_down"}
 _WALK = ("grass", "sand", "path")
 _THIRSTY, _HUNGRY, _TIRED = 4, 4, 2
-
-
-@dataclass
-class OracleEpisode:
-    success: bool
-    steps: int
-    end: str  # success, death or time_limit
 
 
 class Oracle:

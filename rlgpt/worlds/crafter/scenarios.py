@@ -15,9 +15,9 @@ from typing import Any
 
 from crafter import objects
 
-from rlgpt.envs.crafter_env import CrafterEnv
-from rlgpt.envs.preconditions import Requirement, max_energy, requirement
 from rlgpt.messages import Scenario
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.preconditions import Requirement, max_energy, requirement
 
 # Where the target (or the first station) goes, relative to the player: in view, out of reach.
 OFFSETS = ((3, 0), (-2, -3), (0, 4), (-4, 1), (2, 3), (-3, -2), (4, -1), (1, -4))

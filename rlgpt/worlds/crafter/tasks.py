@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 
-from rlgpt.envs.recipes import achievements
 from rlgpt.errors import UserError
 from rlgpt.messages import TaskSpec
+from rlgpt.worlds.crafter.recipes import achievements
 
 # RL-GPT (MineDojo) task -> Crafter achievement (docs/design.md, The method).
 PAPER_NAMES: dict[str, str] = {
@@ -23,25 +23,26 @@ PAPER_NAMES: dict[str, str] = {
 
 
 def _steps_for(achievement: str) -> int:
-    from rlgpt.envs.planner import plan_counts
+    from rlgpt.worlds.crafter.planner import plan_counts
 
     depth = sum(plan_counts(achievement).values()) if _plannable(achievement) else 4
     return min(10_000, 250 + 100 * depth)
 
 
 def _plannable(achievement: str) -> bool:
-    from rlgpt.envs.planner import is_plannable
+    from rlgpt.worlds.crafter.planner import is_plannable
 
     return is_plannable(achievement)
 
 
 @functools.cache
-def registry() -> dict[str, TaskSpec]:
-    """All tasks by name (one per achievement of crafter's data.yaml)."""
+def registry(world: str = "crafter", game: str = "Crafter") -> dict[str, TaskSpec]:
+    """All tasks by name (one per achievement of crafter's data.yaml), of `world` (Crafter, or
+    a game with the same achievements), described as `game`'s."""
     out: dict[str, TaskSpec] = {}
     for ach in achievements():
         paper = PAPER_NAMES.get(ach)
-        desc = f"unlock the Crafter achievement '{ach}'"
+        desc = f"unlock the {game} achievement '{ach}'"
         if paper:
             desc += f" (RL-GPT task: {paper})"
         out[ach] = TaskSpec(
@@ -50,14 +51,19 @@ def registry() -> dict[str, TaskSpec]:
             description=desc,
             max_episode_steps=_steps_for(ach),
             paper_name=paper,
+            world=world,
         )
     return out
 
 
-def get_task(name: str) -> TaskSpec:
+def find_task(tasks: dict[str, TaskSpec], name: str) -> TaskSpec:
     """Look a task up; an unknown name is a UserError listing a few valid ones."""
-    tasks = registry()
     if name not in tasks:
         close = [t for t in tasks if name.split("_")[-1] in t] or list(PAPER_NAMES)
         raise UserError(f"unknown task '{name}'; try one of: {', '.join(close[:6])} (rlgpt tasks)")
     return tasks[name]
+
+
+def get_task(name: str) -> TaskSpec:
+    """A Crafter task by name (a UserError when there is none)."""
+    return find_task(registry(), name)

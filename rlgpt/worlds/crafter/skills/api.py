@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlgpt.skills.farm import grow_plant, sow
-from rlgpt.skills.navigate import (
+from .farm import grow_plant, sow
+from .navigate import (
     Action,
     approach,
     explore,
@@ -27,8 +27,8 @@ from rlgpt.skills.navigate import (
     route,
     stand_near,
 )  # fmt: skip
-from rlgpt.skills.survival import keep_alive, shelter
-from rlgpt.skills.view import MOVES, WALKABLE, ObsView, SkillAPIError
+from .survival import keep_alive, shelter
+from .view import MOVES, WALKABLE, ObsView, SkillAPIError
 
 __all__ = [
     "MOVES", "WALKABLE", "Action", "ObsView", "SkillAPIError", "approach", "explore",
@@ -37,20 +37,21 @@ __all__ = [
 ]  # fmt: skip
 
 
+# Everything in scope of a coded action, in the order the prompts' reference lists it.
 SKILL_API: dict[str, Any] = {
     "approach": approach,
     "go_to": go_to,
-    "route": route,
-    "follow_path": follow_path,
+    "stand_near": stand_near,
+    "explore": explore,
+    "face_free": face_free,
     "guard": guard,
     "keep_alive": keep_alive,
     "shelter": shelter,
     "grow_plant": grow_plant,
     "sow": sow,
-    "stand_near": stand_near,
-    "explore": explore,
-    "face_free": face_free,
     "path_to": path_to,
+    "route": route,
+    "follow_path": follow_path,
     "MOVES": MOVES,
     "WALKABLE": WALKABLE,
 }

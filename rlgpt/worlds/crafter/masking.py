@@ -1,7 +1,7 @@
 """Action masks: the coded actions the policy may call now, from the recipe graph.
 
 A coded action named after an achievement has a precondition and an effect in crafter's recipes
-(rlgpt.envs.preconditions). While its precondition does not hold (the materials or the tool are
+(preconditions.py). While its precondition does not hold (the materials or the tool are
 not held, a station it needs was never placed this episode), or its effect already holds (the
 tool is held, the station was placed, the rest of the plan needs no more of the material: the
 recipe planner, run from the current inventory and stations), calling it can only waste the
@@ -25,10 +25,9 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from rlgpt.envs.planner import SURVIVAL, is_plannable, still_to_collect
-from rlgpt.envs.preconditions import requirement
-from rlgpt.envs.recipes import achievements, game_data, stations
-from rlgpt.skills.runtime import VITALS
+from rlgpt.worlds.crafter.planner import SURVIVAL, is_plannable, still_to_collect
+from rlgpt.worlds.crafter.preconditions import requirement
+from rlgpt.worlds.crafter.recipes import VITALS, achievements, game_data, stations
 
 # survival sub-action -> (its vital, the highest value at which it may be called): a cow gives
 # 6 food and water 1 drink per hit (of 9); sleeping pays from energy 3 down (crafter wakes the

@@ -10,12 +10,12 @@ import functools
 from collections import Counter
 from collections.abc import Mapping
 
-from rlgpt.envs.preconditions import collect_source, requirement
-from rlgpt.envs.recipes import achievements, game_data
+from rlgpt.worlds.crafter.preconditions import collect_source, requirement
+from rlgpt.worlds.crafter.recipes import achievements, game_data
 
 # Achievements with no recipe: what to do first (beyond the achievement itself). A plant
 # ripens after ~300 steps and dies when a creature stands next to it, so it is eaten from a
-# walled pen (rlgpt/skills/farm.py), walled with stone: a tree gives one wood and is gone, two
+# walled pen (skills/farm.py), walled with stone: a tree gives one wood and is gone, two
 # make a table, while a wood pickaxe mines a stone per hit.
 _SPECIAL_PREREQS: dict[str, list[str]] = {
     "eat_plant": ["make_wood_pickaxe", "place_plant"],
@@ -184,7 +184,7 @@ def is_long(target: str) -> bool:
 
 
 # Targets that wait out a night however short their plan: a sapling ripens after ~300 steps
-# with the player near (a whole day), in a walled pen (rlgpt/skills/farm.py).
+# with the player near (a whole day), in a walled pen (rlgpt/worlds/crafter/skills/farm.py).
 _WAITS_A_NIGHT = ("eat_plant",)
 
 

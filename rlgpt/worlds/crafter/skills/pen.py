@@ -1,5 +1,5 @@
 """Where a plant's pen goes: its cells, the walls it still needs, the cheapest site in reach,
-and an order in which its walls can be placed (rlgpt/skills/farm.py builds it). The pen is a
+and an order in which its walls can be placed (farm.py builds it). The pen is a
 straight corridor of four cells, entrance e, room cells q and a, and the plant's grass cell p
 at the end; every other neighbour of q, a and p is a wall. Cells are relative to the player
 unless a name says world."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from rlgpt.skills.survival import _PASSING
-from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+from .survival import _PASSING
+from .view import MOVES, WALKABLE, ObsView
 
 Cell = tuple[int, int]
 # walkable ground, maybe with a creature or the player on it (it needs a wall)

@@ -9,13 +9,14 @@ import gymnasium as gym
 import numpy as np
 from crafter import objects
 
-from rlgpt.envs.fast import FastCrafter
-from rlgpt.envs.recipes import game_data, semantic_names, stations
-from rlgpt.envs.tasks import get_task
 from rlgpt.messages import TaskSpec
+from rlgpt.worlds.crafter.fast import FastCrafter
+from rlgpt.worlds.crafter.recipes import game_data, semantic_names, stations
+from rlgpt.worlds.crafter.tasks import get_task
 
 ObsKind = Literal["symbolic", "image"]
 _FACINGS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+_STEPS = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_down": (0, 1)}
 _THERMO = 9  # inventory counts as thermometers: [count >= 1, ..., count >= 9]
 
 
@@ -133,6 +134,33 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         mats, ids = self.world._mat_map, self.world._mat_ids
         return {s: bool((mats == ids[s]).any()) for s in self._stations}
 
+    def view_state(self, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+        """The read-only state a coded action sees (skills/view.py, ObsView.update): local map,
+        inventory, achievements, facing, position, daylight; when a call starts, also the
+        memory of what the episode has seen so far."""
+        state = {
+            "local": self.local_window().tobytes().hex(),
+            "inventory": info["inventory"],
+            "achievements": info["achievements"],
+            "facing": info["facing"],
+            "pos": info["player_pos"],
+            "daylight": round(float(self.world.daylight), 3),
+        }
+        if start:
+            state |= {"memory": self.memory().hex(), "area": self.area}
+        return state
+
+    def unsafe_move(self, action: str) -> str | None:
+        """'lava' when `action` walks the player onto lava (it dies), else None."""
+        if action not in _STEPS:
+            return None
+        dx, dy = _STEPS[action]
+        x, y = (int(v) for v in self.player.pos)
+        world = self.world
+        w, h = world.area
+        inside = 0 <= x + dx < w and 0 <= y + dy < h
+        return "lava" if inside and world[(x + dx, y + dy)][0] == "lava" else None
+
     def _symbolic(self, info: dict[str, Any]) -> np.ndarray:
         window = self.local_window()
         counts = np.array([info["inventory"][k] for k in self._items], np.float32)
@@ -211,5 +239,10 @@ def make(
     seed: int = 0,
 ) -> CrafterEnv:  # fmt: skip
     """The entry point of `gymnasium.make("rlgpt/Crafter-v0", task=...)` (registered on importing
-    rlgpt.envs): the env one task trains on, without coded actions."""
+    this module): the env one task trains on, without coded actions."""
     return CrafterEnv(get_task(task), observation, view_radius, seed)
+
+
+ENV_ID = "rlgpt/Crafter-v0"
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point="rlgpt.worlds.crafter.env:make")

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
-from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+from .view import MOVES, WALKABLE, ObsView
 
 Action = Generator[str, None, Any]
 

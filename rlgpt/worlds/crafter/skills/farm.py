@@ -1,6 +1,6 @@
 """Growing a plant for coded actions: a sapling ripens only after about 300 steps near the
 player, and a zombie, skeleton or cow next to it kills it. So it grows in a pen (where and how
-is rlgpt/skills/pen.py): a straight corridor of four cells, entrance e, room cells q and a, and
+is pen.py): a straight corridor of four cells, entrance e, room cells q and a, and
 the plant's grass cell p at the end, every other neighbour of q, a and p walled (trees, water
 and stone as they are; placed stones or tables where there are none). The sapling is sown on
 p first (`sow`), and the plant's own walls go up before the rest. crafter has no turn action
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rlgpt.skills.navigate import Action, approach, explore, follow_path, guard, route
-from rlgpt.skills.pen import OPEN, Cell, add, pen_cells, pen_site, site_cost, wall_order, wall_rank
-from rlgpt.skills.survival import _sealed, drink_up, eat_cow_in_view
-from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+from .navigate import Action, approach, explore, follow_path, guard, route
+from .pen import OPEN, Cell, add, pen_cells, pen_site, site_cost, wall_order, wall_rank
+from .survival import _sealed, drink_up, eat_cow_in_view
+from .view import MOVES, WALKABLE, ObsView
 
 
 def _material(view: ObsView) -> str | None:

@@ -3,8 +3,8 @@ night (crafter's zombies come out on grass when it is dark)."""
 
 from __future__ import annotations
 
-from rlgpt.skills.navigate import Action, _follow, approach, explore, go_to, guard, route
-from rlgpt.skills.view import MOVES, WALKABLE, ObsView
+from .navigate import Action, _follow, approach, explore, go_to, guard, route
+from .view import MOVES, WALKABLE, ObsView
 
 # a creature or an arrow moves on: the cell it stands on is no wall (a zombie in the doorway
 # must not pass for a sealed room, where the player would sleep beside it)

@@ -1,0 +1,213 @@
+"""The seam between the method and a game: the `World` protocol (docs/worlds.md).
+
+A world owns everything game-specific: its tasks and their success conditions, its primitive
+actions, the facts and prompt sections the agents read, the trusted env a task trains on, the
+read-only view and skill API coded actions run against (a package bound into the sandbox
+root), validation states and what they check, action masks, the offline author's planner and
+reference library, and an oracle where one exists. The generic parts (agents, llm, sandbox, rl,
+lineage, flows, tasks, report) ask a world for these; they never import a game package.
+
+Every world's env reports the same `info` (the contract the generic parts read):
+`inventory` (item -> count, vitals included), `achievements` (achievement -> how often it was
+reached this episode), `player_pos` (x, y), `facing` (dx, dy) and `success` (the task's
+achievement was reached).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+
+from rlgpt.messages import CodedAction, Decomposition, Scenario, TaskSpec
+
+
+class WorldEnv(Protocol):
+    """The trusted env of one task: a gymnasium Env with the `info` contract above."""
+
+    task: TaskSpec
+    action_space: gym.Space[Any]
+    observation_space: gym.Space[Any]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]: ...
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+    @property
+    def last_info(self) -> dict[str, Any]:
+        """The info of the latest reset or step."""
+        ...
+
+    def view_state(self, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+        """What a coded action's view reads now (JSON-able; the world's view class takes it);
+        with `start`, also what a call needs once when it starts (the episode's memory)."""
+        ...
+
+    def standing(self) -> Mapping[str, bool]:
+        """For each station: whether one still stands (a placed one can be destroyed)."""
+        ...
+
+    def unsafe_move(self, action: str) -> str | None:
+        """Why primitive `action` must not be taken now (e.g. 'lava': it walks into lava);
+        None when it may. The runtime turns an unsafe step of a coded action into a noop."""
+        ...
+
+    def local_window(self, radius: int | None = None) -> np.ndarray:
+        """The map ids around the player, indexed [dx + r, dy + r] (for traces)."""
+        ...
+
+
+class MaskRule(Protocol):
+    """The action mask for an inventory, this episode's achievements, a test of whether a
+    coded action is disabled, and which stations still stand."""
+
+    def __call__(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
+                 disabled: Callable[[str], bool],
+                 standing: Mapping[str, bool] | None = None) -> np.ndarray: ...  # fmt: skip
+
+
+@dataclass
+class OracleEpisode:
+    """One episode an oracle played."""
+
+    success: bool
+    steps: int
+    end: str  # success, death or time_limit
+
+
+class Oracle(Protocol):
+    """A policy that reads the whole state: the ceiling of a task on the same seeds."""
+
+    def episode(self, seed: int) -> OracleEpisode: ...
+
+
+@dataclass(frozen=True)
+class SkillPackage:
+    """The skill API coded actions run against, inside the sandbox.
+
+    `package` is bound read-only into the sandbox root with its parent packages' `__init__`
+    files (which must import nothing outside the standard library). Its `api` module exports
+    `SKILL_API` (name -> function or constant, in scope of every coded action), `ObsView` (the
+    view, built from `view` as keyword arguments; its `update` takes the env's `view_state`)
+    and `SkillAPIError`.
+    """
+
+    package: str
+    primitives: tuple[str, ...]  # the action names a coded action may yield
+    view: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def api(self) -> str:
+        return f"{self.package}.api"
+
+
+@dataclass(frozen=True)
+class LintFacts:
+    """What the static lint checks a coded action against (rlgpt/sandbox/lint.py)."""
+
+    primitives: tuple[str, ...]
+    map_names: tuple[str, ...]  # names a view method or skill takes (cells, nearest, ...)
+    items: tuple[str, ...]
+    achievements: tuple[str, ...]
+    item_sources: Mapping[str, str]  # item -> what it comes from ('wood' -> 'tree')
+    view_members: tuple[str, ...]
+    generator_skills: frozenset[str]  # skills that must be driven with `yield from`
+    name_args: Mapping[str, int]  # skill -> index of its argument that is a map name
+
+
+class WorldAuthor(Protocol):
+    """The offline author's game knowledge: its planner and its reference library."""
+
+    def library_hash(self) -> str:
+        """sha256 of the reference library, recorded where a model name would be."""
+        ...
+
+    def decompose(
+        self, task: TaskSpec, previous: dict[str, str], switch: set[str]
+    ) -> Decomposition:
+        """The plan for `task`: `previous` is the last plan's mode per sub-action and `switch`
+        the sub-actions the critic found blocking (they are coded now)."""
+        ...
+
+    def write_action(self, name: str, step_budget: int, revised: bool = False) -> CodedAction:
+        """The reference coded action of sub-action `name` (`revised`: the critic faulted the
+        first version)."""
+        ...
+
+
+class World(Protocol):
+    """Everything game-specific, behind one seam (see the module docstring)."""
+
+    name: str  # the registry key, e.g. 'crafter'
+    title: str  # how prompts name the game, e.g. 'the 2-D survival game Crafter'
+    vitals: frozenset[str]  # inventory entries that drift by themselves: never progress
+
+    # -- tasks and actions --------------------------------------------------------------
+    def tasks(self) -> dict[str, TaskSpec]: ...
+
+    def task(self, name: str) -> TaskSpec:
+        """A task by name; an unknown name is a UserError naming a few valid ones."""
+        ...
+
+    def plan(self, task: TaskSpec) -> list[tuple[str, int]]:
+        """The recipe plan toward the task: (achievement, times), in order."""
+        ...
+
+    def primitives(self) -> list[str]: ...
+
+    # -- prompts ------------------------------------------------------------------------
+    def prompt_values(self) -> dict[str, Any]:
+        """Values the prompt templates render: `recipes` (the facts), `primitives`,
+        `skill_api` (the API reference generated from the code)."""
+        ...
+
+    # -- envs ---------------------------------------------------------------------------
+    def make_env(
+        self, task: TaskSpec, *, observation: str = "symbolic", view_radius: int = 4,
+        seed: int = 0, end_on_success: bool = True,
+    ) -> WorldEnv: ...  # fmt: skip
+
+    def action_mask(
+        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
+    ) -> MaskRule: ...
+
+    # -- coded actions and validation ---------------------------------------------------
+    def skills(self) -> SkillPackage: ...
+
+    def lint_facts(self) -> LintFacts: ...
+
+    def requirement_text(self, name: str) -> str | None:
+        """What sub-action `name` needs, in words, when it is named after an achievement;
+        None otherwise (then validation checks safety only)."""
+        ...
+
+    def scenarios(
+        self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
+        unmet_steps: int, unknown_steps: int,
+    ) -> list[Scenario]: ...  # fmt: skip
+
+    def validation_env(self, name: str, radius: int) -> WorldEnv:
+        """An env whose episodes go on after the effect (code after it is checked too)."""
+        ...
+
+    def stage(self, env: WorldEnv, spec: Scenario) -> dict[str, Any]:
+        """Reset `env` to the scenario's seed, arrange it; the arranged state's info."""
+        ...
+
+    def render_map(self, window: np.ndarray, facing: tuple[int, int]) -> str:
+        """A local window as text with a legend, for the traces a model repairs from."""
+        ...
+
+    # -- the offline author and the oracle ----------------------------------------------
+    def author(self) -> WorldAuthor: ...
+
+    def oracle(self, task: TaskSpec) -> Oracle | None:
+        """An oracle for `task`, where the world has one."""
+        ...

@@ -1,0 +1,142 @@
+"""The offline author's Crafter knowledge: its planner (the recipe graph) and its reference
+library (library/ templates). rlgpt/llm/offline.py plays the roles; this says what to plan
+and what code to write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlgpt.messages import CodedAction, Decomposition, SubAction, TaskSpec
+from rlgpt.worlds.crafter.library import library_hash, template
+from rlgpt.worlds.crafter.planner import (
+    climb_steps,
+    effect_of,
+    is_long,
+    meets_night,
+    precondition_of,
+    survival_steps,
+)
+from rlgpt.worlds.crafter.preconditions import max_energy, requirement
+from rlgpt.worlds.crafter.recipes import game_data, stations
+
+# Which achievements the first plan codes: those with no search in them (a fixed recipe step).
+_CODED_FIRST = ("place_", "make_", "wake_up")
+
+
+def _diggable() -> dict[str, dict[str, int]]:
+    """Materials a path may be mined through, with the tools each needs (from data.yaml)."""
+    collect = game_data()["collect"]
+    keep = {m: dict(c["require"]) for m, c in collect.items() if c["require"] and m != "lava"}
+    return {m: r for m, r in keep.items() if collect[m]["leaves"] == "path"}
+
+
+def _companions(station: str) -> tuple[str, ...]:
+    """Stations that some recipe needs next to `station` (a furnace goes beside the table)."""
+    out: list[str] = []
+    for info in game_data()["make"].values():
+        if station in info["nearby"]:
+            out += [s for s in info["nearby"] if s != station and s not in out]
+    return tuple(out)
+
+
+def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedAction:
+    """Fill the reference template for one achievement. `revised`: the critic faulted the
+    first version; a make_* action then places its missing stations itself."""
+    data = game_data()
+    kind, _, name = ach.partition("_")
+    values: dict[str, Any] = {"name": ach, "achievement": ach, "dig": _diggable()}
+    if ach == "place_plant":  # a sapling grows ~300 steps: where its pen will stand
+        tpl, doc = "sow", "Plant the sapling held where its pen will stand (sow), else in front."
+        values["action"] = ach
+    elif kind == "place" and name in data["place"]:
+        info = data["place"][name]
+        tpl, doc = "place", f"Place a {name} in front of the player."
+        values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach,
+                   "beside": _companions(name), "station": name,
+                   "one": name in stations()}  # fmt: skip
+    elif kind == "make" and name in data["make"] and revised:
+        info = data["make"][name]
+        costs = {st: data["place"][st]["uses"] for st in info["nearby"]}
+        where = tuple(data["place"][info["nearby"][0]]["where"])
+        tpl = "make_place"
+        doc = f"Make a {name} next to {' and '.join(info['nearby'])}, placing any that is missing."
+        values |= {"stations": costs, "uses": info["uses"], "action": ach, "where": where,
+                   "item": name}  # fmt: skip
+    elif kind == "make" and name in data["make"]:
+        info = data["make"][name]
+        tpl, doc = "make", f"Walk next to {' and '.join(info['nearby'])} and make a {name}."
+        values |= {"stations": tuple(info["nearby"]), "uses": info["uses"], "action": ach,
+                   "item": name}  # fmt: skip
+    elif ach == "eat_plant":
+        tpl = "tend"
+        doc = "Plant a sapling in a nook (grass walled on three sides), guard it, eat it ripe."
+    elif ach == "wake_up":
+        tpl, doc = "sleep", "Wall the player in if a stone face is near, then sleep until awake."
+        values["max_energy"] = max_energy()
+    else:
+        req = requirement(ach)
+        if req is None or req.target is None:
+            raise ValueError(f"no target for {ach}")
+        tpl, doc = "interact", f"Walk to the nearest {req.target} and hit it until '{ach}' rises."
+        # a target that needs a tool lies in the mountains: search there (no zombies spawn)
+        prefer = ("stone", "path") if req.items else ()
+        values |= {"target": req.target, "requires": req.items, "prefer": prefer}
+    source = template(tpl).substitute(values | {"doc": doc})
+    return CodedAction(name=ach, docstring=doc, source=source, step_budget=step_budget)
+
+
+def decompose(task: TaskSpec, previous: dict[str, str], switch: set[str]) -> Decomposition:
+    """The plan from crafter's recipe graph: fixed recipe steps coded, search learned first
+    (a climb that meets nights is coded whole), survival sub-actions on long plans."""
+    target = task.achievement
+    subs = []
+    long = meets_night(target)  # beyond what RL explores from scratch: code every step
+    for ach, count in climb_steps(target):
+        mode = previous.get(ach, "code" if long or ach.startswith(_CODED_FIRST) else "rl")
+        subs.append(
+            SubAction(
+                name=ach, description=f"reach '{ach}' {count}x",
+                mode="code" if ach in switch else mode, count=count,  # type: ignore[arg-type]
+                precondition=precondition_of(ach), expected_effect=effect_of(ach, count),
+            )
+        )  # fmt: skip
+    for ach in survival_steps(target):
+        subs.append(
+            SubAction(
+                name=ach, description=f"keep alive: '{ach}' when needed", mode="code",
+                count=1, precondition=precondition_of(ach),
+                expected_effect=effect_of(ach, 1), survival=True,
+            )
+        )  # fmt: skip
+    why = "Sub-actions follow crafter's recipe graph. Fixed recipe steps are coded; "
+    why += "steps that need search or navigation are learned by RL first."
+    switched = [s.name for s in subs if s.name in switch and previous.get(s.name) == "rl"]
+    if switched:
+        why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
+    if is_long(target):
+        why += (
+            " The plan is long enough to meet nights: every step is coded (RL would"
+            " not explore this far), swords come first, and coded survival actions"
+            " keep the player fed and rested."
+        )
+    elif long:
+        why += (
+            f" '{target}' waits out a night (a sapling ripens in ~300 steps):"
+            " every step is coded, as RL would not explore this far."
+        )
+    return Decomposition(task=task.name, sub_actions=subs, reasoning=why)
+
+
+class CrafterAuthor:
+    """The WorldAuthor of Crafter (and of Craftax-Classic, the same game)."""
+
+    def library_hash(self) -> str:
+        return library_hash()
+
+    def decompose(
+        self, task: TaskSpec, previous: dict[str, str], switch: set[str]
+    ) -> Decomposition:
+        return decompose(task, previous, switch)
+
+    def write_action(self, name: str, step_budget: int, revised: bool = False) -> CodedAction:
+        return write_action(name, step_budget, revised)

@@ -1,0 +1,147 @@
+"""Crafter behind the World protocol (rlgpt/worlds/base.py): each member hands the generic parts
+one piece of this package."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import yaml
+
+from rlgpt.messages import Scenario, TaskSpec
+from rlgpt.skills import doc
+from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAuthor, WorldEnv
+from rlgpt.worlds.crafter import recipes
+from rlgpt.worlds.crafter.preconditions import item_sources, requirement
+from rlgpt.worlds.crafter.skills import api
+
+SKILL_PACKAGE = "rlgpt.worlds.crafter.skills"
+
+
+@functools.cache
+def recipes_text() -> str:
+    """The recipe facts of crafter's data.yaml, as YAML for prompts."""
+    data = recipes.game_data()
+    return yaml.safe_dump({k: data[k] for k in ("collect", "place", "make")}, sort_keys=False)
+
+
+@functools.cache
+def api_reference() -> str:
+    """The skill API's reference for the coder prompts, generated from skills/api.py."""
+    return doc.api_reference(api, recipes.semantic_names()[1:])
+
+
+@functools.cache
+def view_facts() -> dict[str, Any]:
+    """What the worker builds each coded action's view with (ObsView's keyword arguments)."""
+    return {
+        "names": list(recipes.semantic_names()),
+        "items": list(recipes.game_data()["items"]),
+        "achievements": recipes.achievements(),
+        "item_sources": item_sources(),
+    }
+
+
+@functools.cache
+def lint_facts() -> LintFacts:
+    view = tuple(n for n in dir(api.ObsView) if not n.startswith("_") and n != "update")
+    return LintFacts(
+        primitives=tuple(recipes.actions()), map_names=recipes.semantic_names(),
+        items=tuple(recipes.game_data()["items"]), achievements=tuple(recipes.achievements()),
+        item_sources=item_sources(), view_members=view,
+        generator_skills=doc.generator_skills(api), name_args={"approach": 1},
+    )  # fmt: skip
+
+
+class CrafterWorld:
+    """Crafter (`crafter` on PyPI, 22 achievements): the embedded default world."""
+
+    name = "crafter"
+    title = "the 2-D survival game Crafter"
+    game = "Crafter"
+    vitals = recipes.VITALS
+
+    def tasks(self) -> dict[str, TaskSpec]:
+        from rlgpt.worlds.crafter.tasks import registry
+
+        return registry(self.name, self.game)
+
+    def task(self, name: str) -> TaskSpec:
+        from rlgpt.worlds.crafter.tasks import find_task
+
+        return find_task(self.tasks(), name)
+
+    def plan(self, task: TaskSpec) -> list[tuple[str, int]]:
+        from rlgpt.worlds.crafter.planner import climb_steps
+
+        return climb_steps(task.achievement)
+
+    def primitives(self) -> list[str]:
+        return recipes.actions()
+
+    def prompt_values(self) -> dict[str, Any]:
+        return {"recipes": recipes_text(), "primitives": recipes.actions(),
+                "skill_api": api_reference()}  # fmt: skip
+
+    def make_env(
+        self, task: TaskSpec, *, observation: str = "symbolic", view_radius: int = 4,
+        seed: int = 0, end_on_success: bool = True,
+    ) -> WorldEnv:  # fmt: skip
+        from rlgpt.worlds.crafter.env import CrafterEnv
+
+        return CrafterEnv(task, observation, view_radius, seed, end_on_success)  # type: ignore[arg-type]
+
+    def action_mask(
+        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
+    ) -> MaskRule:
+        from rlgpt.worlds.crafter.masking import ActionMask
+
+        return ActionMask(task.achievement, names, primitives, ordered=ordered)
+
+    def skills(self) -> SkillPackage:
+        return SkillPackage(SKILL_PACKAGE, tuple(recipes.actions()), view_facts())
+
+    def lint_facts(self) -> LintFacts:
+        return lint_facts()
+
+    def requirement_text(self, name: str) -> str | None:
+        req = requirement(name)
+        return None if req is None else req.describe()
+
+    def scenarios(
+        self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
+        unmet_steps: int, unknown_steps: int,
+    ) -> list[Scenario]:  # fmt: skip
+        from rlgpt.worlds.crafter.scenarios import plan_scenarios
+
+        return plan_scenarios(
+            name, count=count, seed_base=seed_base, budget=budget, radius=radius,
+            unmet_steps=unmet_steps, unknown_steps=unknown_steps,
+        )  # fmt: skip
+
+    def validation_env(self, name: str, radius: int) -> WorldEnv:
+        goal = name if name in recipes.achievements() else "collect_diamond"
+        spec = TaskSpec(name=f"validate:{goal}", achievement=goal, description="validation",
+                        max_episode_steps=10_000, world=self.name)  # fmt: skip
+        return self.make_env(spec, view_radius=radius, end_on_success=False)
+
+    def stage(self, env: WorldEnv, spec: Scenario) -> dict[str, Any]:
+        from rlgpt.worlds.crafter.scenarios import stage
+
+        return stage(env, spec)  # type: ignore[arg-type]
+
+    def render_map(self, window: np.ndarray, facing: tuple[int, int]) -> str:
+        from rlgpt.worlds.crafter.render import local_map
+
+        return local_map(window, facing)
+
+    def author(self) -> WorldAuthor:
+        from rlgpt.worlds.crafter.author import CrafterAuthor
+
+        return CrafterAuthor()
+
+    def oracle(self, task: TaskSpec) -> Oracle | None:
+        from rlgpt.worlds.crafter.oracle import Oracle as CrafterOracle
+
+        return CrafterOracle(self.make_env(task))  # type: ignore[arg-type]
