@@ -21,6 +21,7 @@ def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: floa
     return RunSummary(
         run_id=ctx.run_id,
         task=ctx.task.name,
+        world=ctx.task.world,
         llm=f"{ctx.params.llm.backend}:{ctx.params.llm.model}",
         final_success_rate=its[-1].success_rate if its else 0.0,
         iterations=its,

@@ -1,4 +1,4 @@
-"""RL-GPT as a reproducible, auditable pipeline on Crafter."""
+"""RL-GPT as a reproducible, auditable pipeline on grid worlds (Crafter, Craftax-Classic)."""
 
 import os as _os
 

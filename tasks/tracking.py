@@ -124,7 +124,7 @@ _LOADING = """# Loading this policy
     model = load_policy("policy.zip")   # SB3 PPO, or sb3-contrib MaskablePPO when trained
                                         # with action masks (weights and optimizer)
 
-It acts in the action space of `rl_config.json` (this run's artifacts): crafter's primitives
+It acts in the action space of `rl_config.json` (this run's artifacts): the game's primitives
 kept there, then the coded actions of `actions/` in the order of `macro_actions`. To play it
 as it was evaluated, rebuild that env with rlgpt:
 

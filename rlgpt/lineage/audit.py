@@ -63,8 +63,13 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
     policy = it / "train" / "policy.zip"
     rl_config = it / "rl_config.json"
     validation = _json(it / "validation.json") or {"actions": []}
+    try:
+        params = _json(run / "params.yaml") or {}  # the run's parameters, as JSON
+    except ValueError:
+        params = {}
     return {
         "run_id": run.name,
+        "world": params.get("run", {}).get("world", "crafter"),
         "iteration": k,
         "exchanges": exchanges,
         "code_sha256": code,
@@ -138,7 +143,7 @@ def render_text(result: dict[str, Any]) -> str:
                          f"via {', '.join(p['templates'])}")  # fmt: skip
         return "\n".join(lines)
     for ch in result["chain"]:
-        lines.append(f"{ch['run_id']} iteration {ch['iteration']}")
+        lines.append(f"{ch['run_id']} iteration {ch['iteration']} (world {ch['world']})")
         for ex in ch["exchanges"]:
             t, r = ex["template"], ex["reply"]
             commit = (t["git_commit"] or "-")[:10]

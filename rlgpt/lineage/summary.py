@@ -31,6 +31,7 @@ class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
     run_id: str
     task: str
+    world: str = "crafter"  # summaries written before worlds were all Crafter's
     llm: str
     final_success_rate: float
     iterations: list[IterationSummary]

@@ -37,7 +37,7 @@ def make_env(
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; each inserted coded action runs in its own sandboxed worker, which the env
     closes in its own close(). With `masking` ("recipes" or "plan"), the env's action_masks()
-    hides the coded actions that cannot make progress now (rlgpt.worlds.crafter.masking)."""
+    hides the coded actions that cannot make progress now (the world's `action_mask`)."""
     world = get_world(task.world)
     inserted = [c for c in coded if c.name in cfg.macro_actions]
     base = world.make_env(task, observation=cfg.observation, view_radius=view_radius, seed=seed)

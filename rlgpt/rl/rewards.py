@@ -11,7 +11,7 @@ from rlgpt.messages import RewardTerm
 
 
 class AchievementReward(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
-    """Replaces crafter's reward: +weight per rise of a term's achievement counter (up to its
+    """Replaces the game's reward: +weight per rise of a term's achievement counter (up to its
     cap per episode), +success_bonus when the task succeeds, -1 on death."""
 
     def __init__(
