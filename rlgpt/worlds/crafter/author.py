@@ -17,34 +17,36 @@ from rlgpt.worlds.crafter.planner import (
     survival_steps,
 )
 from rlgpt.worlds.crafter.preconditions import max_energy, requirement
-from rlgpt.worlds.crafter.recipes import game_data, stations
+from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes, stations
 
 # Which achievements the first plan codes: those with no search in them (a fixed recipe step).
 _CODED_FIRST = ("place_", "make_", "wake_up")
 
 
-def _diggable() -> dict[str, dict[str, int]]:
-    """Materials a path may be mined through, with the tools each needs (from data.yaml)."""
-    collect = game_data()["collect"]
+def _diggable(recipes: Recipes) -> dict[str, dict[str, int]]:
+    """Materials a path may be mined through, with the tools each needs (from the recipes)."""
+    collect = recipes.data["collect"]
     keep = {m: dict(c["require"]) for m, c in collect.items() if c["require"] and m != "lava"}
     return {m: r for m, r in keep.items() if collect[m]["leaves"] == "path"}
 
 
-def _companions(station: str) -> tuple[str, ...]:
+def _companions(station: str, recipes: Recipes) -> tuple[str, ...]:
     """Stations that some recipe needs next to `station` (a furnace goes beside the table)."""
     out: list[str] = []
-    for info in game_data()["make"].values():
+    for info in recipes.data["make"].values():
         if station in info["nearby"]:
             out += [s for s in info["nearby"] if s != station and s not in out]
     return tuple(out)
 
 
-def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedAction:
+def write_action(
+    ach: str, step_budget: int, revised: bool = False, recipes: Recipes = CRAFTER
+) -> CodedAction:
     """Fill the reference template for one achievement. `revised`: the critic faulted the
     first version; a make_* action then places its missing stations itself."""
-    data = game_data()
+    data = recipes.data
     kind, _, name = ach.partition("_")
-    values: dict[str, Any] = {"name": ach, "achievement": ach, "dig": _diggable()}
+    values: dict[str, Any] = {"name": ach, "achievement": ach, "dig": _diggable(recipes)}
     if ach == "place_plant":  # a sapling grows ~300 steps: where its pen will stand
         tpl, doc = "sow", "Plant the sapling held where its pen will stand (sow), else in front."
         values["action"] = ach
@@ -52,7 +54,7 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         info = data["place"][name]
         tpl, doc = "place", f"Place a {name} in front of the player."
         values |= {"where": tuple(info["where"]), "uses": info["uses"], "action": ach,
-                   "beside": _companions(name), "station": name,
+                   "beside": _companions(name, recipes), "station": name,
                    "one": name in stations()}  # fmt: skip
     elif kind == "make" and name in data["make"] and revised:
         info = data["make"][name]
@@ -72,9 +74,9 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
         doc = "Plant a sapling in a nook (grass walled on three sides), guard it, eat it ripe."
     elif ach == "wake_up":
         tpl, doc = "sleep", "Wall the player in if a stone face is near, then sleep until awake."
-        values["max_energy"] = max_energy()
+        values["max_energy"] = max_energy(recipes)
     else:
-        req = requirement(ach)
+        req = requirement(ach, recipes)
         if req is None or req.target is None:
             raise ValueError(f"no target for {ach}")
         tpl, doc = "interact", f"Walk to the nearest {req.target} and hit it until '{ach}' rises."
@@ -85,26 +87,29 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
     return CodedAction(name=ach, docstring=doc, source=source, step_budget=step_budget)
 
 
-def decompose(task: TaskSpec, previous: dict[str, str], switch: set[str]) -> Decomposition:
-    """The plan from crafter's recipe graph: fixed recipe steps coded, search learned first
-    (a climb that meets nights is coded whole), survival sub-actions on long plans."""
+def decompose(
+    task: TaskSpec, previous: dict[str, str], switch: set[str], recipes: Recipes = CRAFTER
+) -> Decomposition:
+    """The plan from the recipe graph: fixed recipe steps coded, search learned first (a climb
+    that meets nights is coded whole), survival sub-actions on long plans."""
     target = task.achievement
     subs = []
-    long = meets_night(target)  # beyond what RL explores from scratch: code every step
-    for ach, count in climb_steps(target):
+    long = meets_night(target, recipes)  # beyond what RL explores from scratch: code it all
+    for ach, count in climb_steps(target, recipes):
         mode = previous.get(ach, "code" if long or ach.startswith(_CODED_FIRST) else "rl")
         subs.append(
             SubAction(
                 name=ach, description=f"reach '{ach}' {count}x",
                 mode="code" if ach in switch else mode, count=count,  # type: ignore[arg-type]
-                precondition=precondition_of(ach), expected_effect=effect_of(ach, count),
+                precondition=precondition_of(ach, recipes),
+                expected_effect=effect_of(ach, count),
             )
         )  # fmt: skip
-    for ach in survival_steps(target):
+    for ach in survival_steps(target, recipes):
         subs.append(
             SubAction(
                 name=ach, description=f"keep alive: '{ach}' when needed", mode="code",
-                count=1, precondition=precondition_of(ach),
+                count=1, precondition=precondition_of(ach, recipes),
                 expected_effect=effect_of(ach, 1), survival=True,
             )
         )  # fmt: skip
@@ -113,7 +118,7 @@ def decompose(task: TaskSpec, previous: dict[str, str], switch: set[str]) -> Dec
     switched = [s.name for s in subs if s.name in switch and previous.get(s.name) == "rl"]
     if switched:
         why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
-    if is_long(target):
+    if is_long(target, recipes):
         why += (
             " The plan is long enough to meet nights: every step is coded (RL would"
             " not explore this far), swords come first, and coded survival actions"
@@ -128,7 +133,10 @@ def decompose(task: TaskSpec, previous: dict[str, str], switch: set[str]) -> Dec
 
 
 class CrafterAuthor:
-    """The WorldAuthor of Crafter (and of Craftax-Classic, the same game)."""
+    """The WorldAuthor of Crafter, and of a game with the same recipe graph (`recipes`)."""
+
+    def __init__(self, recipes: Recipes = CRAFTER) -> None:
+        self.recipes = recipes
 
     def library_hash(self) -> str:
         return library_hash()
@@ -136,7 +144,7 @@ class CrafterAuthor:
     def decompose(
         self, task: TaskSpec, previous: dict[str, str], switch: set[str]
     ) -> Decomposition:
-        return decompose(task, previous, switch)
+        return decompose(task, previous, switch, self.recipes)
 
     def write_action(self, name: str, step_budget: int, revised: bool = False) -> CodedAction:
-        return write_action(name, step_budget, revised)
+        return write_action(name, step_budget, revised, self.recipes)

@@ -27,7 +27,7 @@ import numpy as np
 
 from rlgpt.worlds.crafter.planner import SURVIVAL, is_plannable, still_to_collect
 from rlgpt.worlds.crafter.preconditions import requirement
-from rlgpt.worlds.crafter.recipes import VITALS, achievements, game_data, stations
+from rlgpt.worlds.crafter.recipes import CRAFTER, VITALS, Recipes, achievements, stations
 
 # survival sub-action -> (its vital, the highest value at which it may be called): a cow gives
 # 6 food and water 1 drink per hit (of 9); sleeping pays from energy 3 down (crafter wakes the
@@ -45,14 +45,17 @@ class ActionMask:
     allow it; survival actions and names that are not achievements stay free."""
 
     def __init__(
-        self, target: str, names: list[str], prim_names: list[str], ordered: bool = False
+        self, target: str, names: list[str], prim_names: list[str], ordered: bool = False,
+        recipes: Recipes = CRAFTER,
     ) -> None:  # fmt: skip
+        self.recipes = recipes
+        data = recipes.data
         self.names = list(names)
         self.ordered = ordered
         self.n_prim = len(prim_names)
         known = set(achievements())
         self.task = target
-        self.target = target if is_plannable(target) else None
+        self.target = target if is_plannable(target, recipes) else None
         # make/place steps of the model's plan beyond the recipe plan (swords), done first
         self.extra = tuple(
             n for n in names
@@ -62,14 +65,13 @@ class ActionMask:
         # what was placed this episode, for the plan from here: stations, and objects a
         # recipe places (the sapling: eat_plant's plan plants one, grow_plant replants it)
         self.placeable = self.stations | {
-            str(n) for n, info in game_data()["place"].items() if info.get("type") == "object"
+            str(n) for n, info in data["place"].items() if info.get("type") == "object"
         }
-        self.caps = {str(k): int(v["max"]) for k, v in game_data()["items"].items()}  # crafter's
+        self.caps = {str(k): int(v["max"]) for k, v in data["items"].items()}  # the game's
         # the materials the whole plan collects: only these are ever capped
         self.plan_items = frozenset(
-            still_to_collect(target, self.extra, {}, frozenset()) if self.target else ()
+            still_to_collect(target, self.extra, {}, frozenset(), recipes) if self.target else ()
         )
-        data = game_data()
         # what the action space can produce: items (collect_X, make_X) and stations (place_S)
         yields: set[str] = set()
         for name in [*names, *prim_names]:
@@ -87,7 +89,9 @@ class ActionMask:
         ]  # fmt: skip
         # station -> the chain's steps that need it nearby (a lost one matters while they do)
         self.users = {
-            s: tuple(n for n in self.chain if s in getattr(requirement(n), "stations", ()))
+            s: tuple(
+                n for n in self.chain if s in getattr(requirement(n, recipes), "stations", ())
+            )  # fmt: skip
             for s in self.stations
         }
 
@@ -98,7 +102,7 @@ class ActionMask:
         built = frozenset(s for s in self.placeable if placed.get(f"place_{s}", 0) >= 1)
         first = tuple(a for a in self.extra if not self._effect_holds(a, inventory, placed))
         held = {k: v for k, v in inventory.items() if k not in VITALS}
-        return still_to_collect(self.target, first, held, built)
+        return still_to_collect(self.target, first, held, built, self.recipes)
 
     def _effect_holds(self, name: str, inventory: Mapping[str, int],
                       placed: Mapping[str, int]) -> bool:  # fmt: skip
@@ -114,7 +118,7 @@ class ActionMask:
         if name in NEED and name != self.task:
             vital, most = NEED[name]
             return inventory.get(vital, 0) <= most
-        req = requirement(name)
+        req = requirement(name, self.recipes)
         if req is None:
             return True
         kind, _, obj = name.partition("_")

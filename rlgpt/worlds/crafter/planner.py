@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from rlgpt.worlds.crafter.preconditions import collect_source, requirement
-from rlgpt.worlds.crafter.recipes import achievements, game_data
+from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes, achievements
 
 # Achievements with no recipe: what to do first (beyond the achievement itself). A plant
 # ripens after ~300 steps and dies when a creature stands next to it, so it is eaten from a
@@ -23,8 +23,9 @@ _SPECIAL_PREREQS: dict[str, list[str]] = {
 
 
 class _Planner:
-    def __init__(self) -> None:
-        self.data = game_data()
+    def __init__(self, recipes: Recipes) -> None:
+        self.recipes = recipes
+        self.data = recipes.data
         self.inv: Counter[str] = Counter()
         self.stations: set[str] = set()
         self.steps: list[str] = []
@@ -37,7 +38,7 @@ class _Planner:
             for _ in range(missing):
                 self.achieve(f"make_{item}")
             return
-        source = collect_source(item)
+        source = collect_source(item, self.recipes)
         if source is None:
             raise ValueError(f"no recipe yields '{item}'")
         for tool, n in self.data["collect"][source]["require"].items():
@@ -63,7 +64,7 @@ class _Planner:
                 self.inv[item] -= n
             self.steps.append(ach)
             self.inv[name] += info["gives"]
-        elif kind == "collect" and collect_source(name) is not None:
+        elif kind == "collect" and collect_source(name, self.recipes) is not None:
             self.ensure(name, self.inv[name] + 1)
         else:
             for pre in _SPECIAL_PREREQS.get(ach, []):
@@ -75,10 +76,12 @@ class _Planner:
 
 
 @functools.cache
-def _plan(target: str, first: tuple[str, ...] = ()) -> tuple[tuple[str, int], ...]:
+def _plan(
+    target: str, first: tuple[str, ...] = (), recipes: Recipes = CRAFTER
+) -> tuple[tuple[str, int], ...]:
     if target not in achievements():
         raise ValueError(f"unknown achievement '{target}'")
-    planner = _Planner()
+    planner = _Planner(recipes)
     for ach in first:  # e.g. a sword before a long climb; their stations are reused
         planner.achieve(ach)
     planner.achieve(target)
@@ -90,18 +93,20 @@ def _plan(target: str, first: tuple[str, ...] = ()) -> tuple[tuple[str, int], ..
     return tuple((s, counts[s]) for s in order)
 
 
-def plan_steps(target: str, first: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+def plan_steps(
+    target: str, first: tuple[str, ...] = (), recipes: Recipes = CRAFTER
+) -> list[tuple[str, int]]:
     """Ordered (achievement, times) whose completion unlocks `target`, after the achievements
     `first` (with what they need)."""
-    return list(_plan(target, first))
+    return list(_plan(target, first, recipes))
 
 
 @functools.lru_cache(maxsize=4096)
 def _still_to_collect(
     target: str, first: tuple[str, ...], inventory: tuple[tuple[str, int], ...],
-    stations: frozenset[str],
+    stations: frozenset[str], recipes: Recipes,
 ) -> tuple[tuple[str, int], ...]:  # fmt: skip
-    planner = _Planner()
+    planner = _Planner(recipes)
     planner.inv.update(dict(inventory))
     planner.stations.update(stations)
     for ach in (*first, target):
@@ -115,30 +120,31 @@ def _still_to_collect(
 
 
 def still_to_collect(
-    target: str, first: tuple[str, ...], inventory: Mapping[str, int], stations: frozenset[str]
+    target: str, first: tuple[str, ...], inventory: Mapping[str, int], stations: frozenset[str],
+    recipes: Recipes = CRAFTER,
 ) -> dict[str, int]:  # fmt: skip
     """What the plan still collects from this state (the items held, the stations placed): the
     achievements `first`, then `target`. A make/place step of `first` whose effect holds is
     left out by the caller."""
     inv = tuple(sorted((k, int(v)) for k, v in inventory.items() if v))
-    return dict(_still_to_collect(target, first, inv, stations))
+    return dict(_still_to_collect(target, first, inv, stations, recipes))
 
 
-def plan_counts(target: str) -> dict[str, int]:
-    return dict(_plan(target))
+def plan_counts(target: str, recipes: Recipes = CRAFTER) -> dict[str, int]:
+    return dict(_plan(target, (), recipes))
 
 
-def is_plannable(target: str) -> bool:
+def is_plannable(target: str, recipes: Recipes = CRAFTER) -> bool:
     try:
-        _plan(target)
+        _plan(target, (), recipes)
     except ValueError:
         return False
     return True
 
 
-def precondition_of(ach: str) -> str:
+def precondition_of(ach: str, recipes: Recipes = CRAFTER) -> str:
     """A one-line precondition for a sub-action, from the recipes."""
-    req = requirement(ach)
+    req = requirement(ach, recipes)
     return req.describe() if req is not None else "none beyond staying alive"
 
 
@@ -155,9 +161,9 @@ SURVIVAL = ("collect_drink", "eat_cow", "wake_up")
 LONG_PLAN = 12
 
 
-def survival_steps(target: str) -> list[str]:
+def survival_steps(target: str, recipes: Recipes = CRAFTER) -> list[str]:
     """The survival sub-actions a plan for `target` should carry ([] for short plans)."""
-    counts = plan_counts(target)
+    counts = plan_counts(target, recipes)
     if sum(counts.values()) < LONG_PLAN:
         return []
     return [s for s in SURVIVAL if s not in counts and s != target]
@@ -170,17 +176,17 @@ def survival_steps(target: str) -> list[str]:
 ARMS = ("make_wood_sword", "make_stone_sword")
 
 
-def climb_steps(target: str) -> list[tuple[str, int]]:
+def climb_steps(target: str, recipes: Recipes = CRAFTER) -> list[tuple[str, int]]:
     """The plan the offline author decomposes `target` into: `plan_steps(target)`, with swords
     first when the plan is long enough to meet nights (survival_steps is not empty)."""
-    if not is_long(target):
-        return plan_steps(target)
-    return plan_steps(target, tuple(a for a in ARMS if a != target))
+    if not is_long(target, recipes):
+        return plan_steps(target, (), recipes)
+    return plan_steps(target, tuple(a for a in ARMS if a != target), recipes)
 
 
-def is_long(target: str) -> bool:
+def is_long(target: str, recipes: Recipes = CRAFTER) -> bool:
     """A plan that meets nights and needs survival sub-actions."""
-    return bool(survival_steps(target))
+    return bool(survival_steps(target, recipes))
 
 
 # Targets that wait out a night however short their plan: a sapling ripens after ~300 steps
@@ -188,7 +194,7 @@ def is_long(target: str) -> bool:
 _WAITS_A_NIGHT = ("eat_plant",)
 
 
-def meets_night(target: str) -> bool:
+def meets_night(target: str, recipes: Recipes = CRAFTER) -> bool:
     """A plan that meets a night: a long one (is_long), or one whose target waits one out.
     RL would not explore that far from primitives: the offline author codes every step."""
-    return is_long(target) or target in _WAITS_A_NIGHT
+    return is_long(target, recipes) or target in _WAITS_A_NIGHT

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from rlgpt.worlds.crafter.recipes import achievements, game_data
+from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes, achievements
 
 # Achievements whose target is a creature or object rather than a material to collect.
 CREATURE_TARGETS: dict[str, str] = {
@@ -36,6 +36,7 @@ class Requirement:
     creature: bool = False
     where: tuple[str, ...] = ()
     tired: bool = False
+    energy_max: int = 9  # the energy at which the player can no longer fall asleep
 
     @property
     def kind(self) -> str:
@@ -58,43 +59,43 @@ class Requirement:
         if self.where:
             parts.append("facing a " + "/".join(self.where) + " cell")
         if self.tired:
-            parts.append(f"energy below its maximum ({max_energy()})")
+            parts.append(f"energy below its maximum ({self.energy_max})")
         return "; ".join(parts) or "none"
 
 
-def max_energy() -> int:
-    return int(game_data()["items"][TIRED_BELOW]["max"])
+def max_energy(recipes: Recipes = CRAFTER) -> int:
+    return int(recipes.data["items"][TIRED_BELOW]["max"])
 
 
-def collect_source(item: str) -> str | None:
+def collect_source(item: str, recipes: Recipes = CRAFTER) -> str | None:
     """The material whose collection yields `item` (wood <- tree, drink <- water)."""
-    for material, info in game_data()["collect"].items():
+    for material, info in recipes.data["collect"].items():
         if item in info["receive"]:
             return str(material)
     return None
 
 
-def item_sources() -> dict[str, str]:
+def item_sources(recipes: Recipes = CRAFTER) -> dict[str, str]:
     """Every collectable item and the material it comes from, for hints to a model."""
     out: dict[str, str] = {}
-    for material, info in game_data()["collect"].items():
+    for material, info in recipes.data["collect"].items():
         for item in info["receive"]:
             out[str(item)] = str(material)
     return out
 
 
 @functools.cache
-def requirement(ach: str) -> Requirement | None:
+def requirement(ach: str, recipes: Recipes = CRAFTER) -> Requirement | None:
     """The requirement of achievement `ach`; None when `ach` is not an achievement."""
     if ach not in achievements():
         return None
-    data = game_data()
+    data = recipes.data
     kind, _, name = ach.partition("_")
     if ach in CREATURE_TARGETS:
         return Requirement(ach, target=CREATURE_TARGETS[ach], creature=True)
     if ach == "wake_up":
-        return Requirement(ach, tired=True)
-    if kind == "collect" and (src := collect_source(name)):
+        return Requirement(ach, tired=True, energy_max=max_energy(recipes))
+    if kind == "collect" and (src := collect_source(name, recipes)):
         req = {str(k): int(v) for k, v in data["collect"][src]["require"].items()}
         return Requirement(ach, items=req, target=src)
     if kind == "place" and name in data["place"]:

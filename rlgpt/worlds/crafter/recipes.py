@@ -1,8 +1,15 @@
-"""The game's recipe facts, loaded from crafter's own data.yaml (never re-typed)."""
+"""The game's recipe facts, loaded from crafter's own data.yaml (never re-typed).
+
+`Recipes` holds one game's facts (what collecting, placing and making need and give, item
+limits). Crafter's are its data.yaml (`CRAFTER`); a world on the same game whose costs differ
+builds its own from them (rlgpt/worlds/craftax_classic/rules.py). The planner, requirements,
+masks, scenarios and the offline author take a `Recipes` and default to Crafter's.
+"""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +28,25 @@ def game_data() -> dict[str, Any]:
     path = Path(crafter.__file__).parent / "data.yaml"
     data: dict[str, Any] = yaml.safe_load(path.read_text())
     return data
+
+
+class Recipes:
+    """One game's recipe facts, loaded once. One instance per game: caches key on identity."""
+
+    def __init__(self, name: str, load: Callable[[], dict[str, Any]]) -> None:
+        self.name = name
+        self._load = load
+
+    @functools.cached_property
+    def data(self) -> dict[str, Any]:
+        """The facts as data.yaml has them: actions, items, collect, place, make, ..."""
+        return self._load()
+
+    def __repr__(self) -> str:
+        return f"Recipes({self.name!r})"
+
+
+CRAFTER = Recipes("crafter", game_data)
 
 
 def actions() -> list[str]:

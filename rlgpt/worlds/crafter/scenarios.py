@@ -17,7 +17,8 @@ from crafter import objects
 
 from rlgpt.messages import Scenario
 from rlgpt.worlds.crafter.env import CrafterEnv
-from rlgpt.worlds.crafter.preconditions import Requirement, max_energy, requirement
+from rlgpt.worlds.crafter.preconditions import Requirement, requirement
+from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
 
 # Where the target (or the first station) goes, relative to the player: in view, out of reach.
 OFFSETS = ((3, 0), (-2, -3), (0, 4), (-4, 1), (2, 3), (-3, -2), (4, -1), (1, -4))
@@ -102,7 +103,7 @@ def _layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
 def _base_inventory(req: Requirement) -> dict[str, int]:
     inv = dict(req.items)
     if req.tired:
-        inv["energy"] = max_energy() - TIRED_BY
+        inv["energy"] = req.energy_max - TIRED_BY
     return inv
 
 
@@ -116,17 +117,18 @@ def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, bool]]:
         where = " and ".join(req.stations)
         out.append((_base_inventory(req), f"a {where} (none in view)", True))
     if req.tired:
-        out.append(({"energy": max_energy()}, f"tiredness (energy is full, {max_energy()})", False))
+        full = req.energy_max
+        out.append(({"energy": full}, f"tiredness (energy is full, {full})", False))
     return out
 
 
 def plan_scenarios(
     ach: str, *, count: int, seed_base: int, budget: int, radius: int, unmet_steps: int,
-    unknown_steps: int,
+    unknown_steps: int, recipes: Recipes = CRAFTER,
 ) -> list[Scenario]:  # fmt: skip
     """`count` met scenarios (several seeds and layouts) and the unmet ones for `ach`; for a
     name that is no achievement, `count` plain fresh worlds ("unknown": nothing to check)."""
-    req = requirement(ach)
+    req = requirement(ach, recipes)
     if req is None:
         return [
             Scenario(

@@ -6,7 +6,7 @@ import functools
 
 from rlgpt.errors import UserError
 from rlgpt.messages import TaskSpec
-from rlgpt.worlds.crafter.recipes import achievements
+from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes, achievements
 
 # RL-GPT (MineDojo) task -> Crafter achievement (docs/design.md, The method).
 PAPER_NAMES: dict[str, str] = {
@@ -22,23 +22,20 @@ PAPER_NAMES: dict[str, str] = {
 }
 
 
-def _steps_for(achievement: str) -> int:
-    from rlgpt.worlds.crafter.planner import plan_counts
+def _steps_for(achievement: str, recipes: Recipes) -> int:
+    from rlgpt.worlds.crafter.planner import is_plannable, plan_counts
 
-    depth = sum(plan_counts(achievement).values()) if _plannable(achievement) else 4
+    plannable = is_plannable(achievement, recipes)
+    depth = sum(plan_counts(achievement, recipes).values()) if plannable else 4
     return min(10_000, 250 + 100 * depth)
 
 
-def _plannable(achievement: str) -> bool:
-    from rlgpt.worlds.crafter.planner import is_plannable
-
-    return is_plannable(achievement)
-
-
 @functools.cache
-def registry(world: str = "crafter", game: str = "Crafter") -> dict[str, TaskSpec]:
+def registry(
+    world: str = "crafter", game: str = "Crafter", recipes: Recipes = CRAFTER
+) -> dict[str, TaskSpec]:
     """All tasks by name (one per achievement of crafter's data.yaml), of `world` (Crafter, or
-    a game with the same achievements), described as `game`'s."""
+    a game with the same achievements and its own `recipes`), described as `game`'s."""
     out: dict[str, TaskSpec] = {}
     for ach in achievements():
         paper = PAPER_NAMES.get(ach)
@@ -49,7 +46,7 @@ def registry(world: str = "crafter", game: str = "Crafter") -> dict[str, TaskSpe
             name=ach,
             achievement=ach,
             description=desc,
-            max_episode_steps=_steps_for(ach),
+            max_episode_steps=_steps_for(ach, recipes),
             paper_name=paper,
             world=world,
         )

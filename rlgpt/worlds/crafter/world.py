@@ -1,5 +1,6 @@
 """Crafter behind the World protocol (rlgpt/worlds/base.py): each member hands the generic parts
-one piece of this package."""
+one piece of this package. A world on the same game (Craftax-Classic) subclasses it and swaps
+what differs: its recipes, its env, how a validation state is staged."""
 
 from __future__ import annotations
 
@@ -12,44 +13,45 @@ import yaml
 from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.skills import doc
 from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAuthor, WorldEnv
-from rlgpt.worlds.crafter import recipes
+from rlgpt.worlds.crafter import recipes as facts
 from rlgpt.worlds.crafter.preconditions import item_sources, requirement
+from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
 from rlgpt.worlds.crafter.skills import api
 
 SKILL_PACKAGE = "rlgpt.worlds.crafter.skills"
 
 
 @functools.cache
-def recipes_text() -> str:
-    """The recipe facts of crafter's data.yaml, as YAML for prompts."""
-    data = recipes.game_data()
+def recipes_text(recipes: Recipes = CRAFTER) -> str:
+    """The recipe facts, as YAML for prompts."""
+    data = recipes.data
     return yaml.safe_dump({k: data[k] for k in ("collect", "place", "make")}, sort_keys=False)
 
 
 @functools.cache
 def api_reference() -> str:
     """The skill API's reference for the coder prompts, generated from skills/api.py."""
-    return doc.api_reference(api, recipes.semantic_names()[1:])
+    return doc.api_reference(api, facts.semantic_names()[1:])
 
 
 @functools.cache
-def view_facts() -> dict[str, Any]:
+def view_facts(recipes: Recipes = CRAFTER) -> dict[str, Any]:
     """What the worker builds each coded action's view with (ObsView's keyword arguments)."""
     return {
-        "names": list(recipes.semantic_names()),
-        "items": list(recipes.game_data()["items"]),
-        "achievements": recipes.achievements(),
-        "item_sources": item_sources(),
+        "names": list(facts.semantic_names()),
+        "items": list(recipes.data["items"]),
+        "achievements": facts.achievements(),
+        "item_sources": item_sources(recipes),
     }
 
 
 @functools.cache
-def lint_facts() -> LintFacts:
+def lint_facts(recipes: Recipes = CRAFTER) -> LintFacts:
     view = tuple(n for n in dir(api.ObsView) if not n.startswith("_") and n != "update")
     return LintFacts(
-        primitives=tuple(recipes.actions()), map_names=recipes.semantic_names(),
-        items=tuple(recipes.game_data()["items"]), achievements=tuple(recipes.achievements()),
-        item_sources=item_sources(), view_members=view,
+        primitives=tuple(facts.actions()), map_names=facts.semantic_names(),
+        items=tuple(recipes.data["items"]), achievements=tuple(facts.achievements()),
+        item_sources=item_sources(recipes), view_members=view,
         generator_skills=doc.generator_skills(api), name_args={"approach": 1},
     )  # fmt: skip
 
@@ -60,12 +62,13 @@ class CrafterWorld:
     name = "crafter"
     title = "the 2-D survival game Crafter"
     game = "Crafter"
-    vitals = recipes.VITALS
+    vitals = facts.VITALS
+    recipes = CRAFTER
 
     def tasks(self) -> dict[str, TaskSpec]:
         from rlgpt.worlds.crafter.tasks import registry
 
-        return registry(self.name, self.game)
+        return registry(self.name, self.game, self.recipes)
 
     def task(self, name: str) -> TaskSpec:
         from rlgpt.worlds.crafter.tasks import find_task
@@ -75,13 +78,13 @@ class CrafterWorld:
     def plan(self, task: TaskSpec) -> list[tuple[str, int]]:
         from rlgpt.worlds.crafter.planner import climb_steps
 
-        return climb_steps(task.achievement)
+        return climb_steps(task.achievement, self.recipes)
 
     def primitives(self) -> list[str]:
-        return recipes.actions()
+        return facts.actions()
 
     def prompt_values(self) -> dict[str, Any]:
-        return {"recipes": recipes_text(), "primitives": recipes.actions(),
+        return {"recipes": recipes_text(self.recipes), "primitives": facts.actions(),
                 "skill_api": api_reference()}  # fmt: skip
 
     def make_env(
@@ -97,16 +100,16 @@ class CrafterWorld:
     ) -> MaskRule:
         from rlgpt.worlds.crafter.masking import ActionMask
 
-        return ActionMask(task.achievement, names, primitives, ordered=ordered)
+        return ActionMask(task.achievement, names, primitives, ordered, self.recipes)
 
     def skills(self) -> SkillPackage:
-        return SkillPackage(SKILL_PACKAGE, tuple(recipes.actions()), view_facts())
+        return SkillPackage(SKILL_PACKAGE, tuple(facts.actions()), view_facts(self.recipes))
 
     def lint_facts(self) -> LintFacts:
-        return lint_facts()
+        return lint_facts(self.recipes)
 
     def requirement_text(self, name: str) -> str | None:
-        req = requirement(name)
+        req = requirement(name, self.recipes)
         return None if req is None else req.describe()
 
     def scenarios(
@@ -117,11 +120,11 @@ class CrafterWorld:
 
         return plan_scenarios(
             name, count=count, seed_base=seed_base, budget=budget, radius=radius,
-            unmet_steps=unmet_steps, unknown_steps=unknown_steps,
+            unmet_steps=unmet_steps, unknown_steps=unknown_steps, recipes=self.recipes,
         )  # fmt: skip
 
     def validation_env(self, name: str, radius: int) -> WorldEnv:
-        goal = name if name in recipes.achievements() else "collect_diamond"
+        goal = name if name in facts.achievements() else "collect_diamond"
         spec = TaskSpec(name=f"validate:{goal}", achievement=goal, description="validation",
                         max_episode_steps=10_000, world=self.name)  # fmt: skip
         return self.make_env(spec, view_radius=radius, end_on_success=False)
@@ -139,7 +142,7 @@ class CrafterWorld:
     def author(self) -> WorldAuthor:
         from rlgpt.worlds.crafter.author import CrafterAuthor
 
-        return CrafterAuthor()
+        return CrafterAuthor(self.recipes)
 
     def oracle(self, task: TaskSpec) -> Oracle | None:
         from rlgpt.worlds.crafter.oracle import Oracle as CrafterOracle
