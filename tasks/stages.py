@@ -93,7 +93,7 @@ def generate_code(
     if p.backend == "replay" and p.replay_from:  # what the recorded run reused, as it was
         found = recorded(Path(ctx.params.run.runs_dir) / p.replay_from / f"iter_{k}", skip)
     else:
-        found = retrieve(Path(lib.path), dec, skip) if lib.use else {}
+        found = retrieve(Path(lib.path), dec, skip, ctx.task.world) if lib.use else {}
     coded = []
     for sub in dec.sub_actions:
         if sub.mode != "code":
@@ -221,7 +221,7 @@ def record_skills(
         return 0  # a replay or a reproduction re-runs recorded work: nothing new to add
     entries = record_iteration(
         Path(ctx.params.library.path), ctx.layout.root, k, ctx.task.name, dec, coded,
-        validation, evaluation,
+        validation, evaluation, ctx.task.world,
     )  # fmt: skip
     return len(entries)
 

@@ -21,16 +21,16 @@ LIBRARY_USED = "library_used.json"
 
 
 def retrieve(
-    root: Path, dec: Decomposition, skip: set[str]
+    root: Path, dec: Decomposition, skip: set[str], world: str = "crafter"
 ) -> dict[str, tuple[SkillEntry, CodedAction]]:  # fmt: skip
-    """The best validated library version of each coded sub-action not in `skip`."""
+    """The best validated library version of `world` of each coded sub-action not in `skip`."""
     lib = SkillLibrary(root)
     manifest = lib.manifest()
     found: dict[str, tuple[SkillEntry, CodedAction]] = {}
     for sub in dec.sub_actions:
         if sub.mode != "code" or sub.name in skip:
             continue
-        entry = lib.best(sub.name, manifest)
+        entry = lib.best(sub.name, manifest, world)
         if entry is None:
             continue
         try:
@@ -56,10 +56,11 @@ def recorded(it_dir: Path, skip: set[str]) -> dict[str, tuple[SkillEntry, CodedA
 
 def record_iteration(
     root: Path, run: Path, k: int, task: str, dec: Decomposition, coded: list[CodedAction],
-    validation: ValidationReport, evaluation: EvalReport,
+    validation: ValidationReport, evaluation: EvalReport, world: str = "crafter",
 ) -> list[SkillEntry]:  # fmt: skip
-    """Add every action of iteration k that passed validation, with how it did in training.
-    A reused entry keeps its first writer as origin; recording twice changes nothing."""
+    """Add every action of iteration k that passed validation (in `world`), with how it did in
+    training. A reused entry keeps its first writer as origin; recording twice changes
+    nothing."""
     lib = SkillLibrary(root)
     used_path = run / f"iter_{k}" / LIBRARY_USED
     used = json.loads(used_path.read_text()) if used_path.is_file() else {}
@@ -75,5 +76,5 @@ def record_iteration(
         else:
             origin = origin_of(run, k, action.name, task)
         stat = usage_stat(action.name, run.name, k, task, evaluation)
-        out.append(lib.record(action, subs[action.name], verdict, origin, stat))
+        out.append(lib.record(action, subs[action.name], verdict, origin, stat, world))
     return out

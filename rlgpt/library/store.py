@@ -6,6 +6,8 @@ name, every version with its effect, precondition, source hash, validation evide
 statistics from each run that trained with it, and its origin (the run, iteration and prompt
 that first wrote it). Runs add to it under a file lock; a run retrieves the best version of a
 sub-action before asking the fast agent, re-validates it, and records which entry it used.
+Entries are keyed by world as well as by name: a skill recorded in one world is never
+retrieved in another (docs/worlds.md).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class UsageStat(BaseModel):
 class SkillEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
+    world: str = "crafter"  # entries recorded before worlds were all Crafter's
     version: int = Field(ge=1)
     source_hash: str
     file: str
@@ -110,12 +113,14 @@ class SkillLibrary:
     def versions(self, name: str) -> list[SkillEntry]:
         return list(self.manifest().skills.get(name, []))
 
-    def best(self, name: str, manifest: Manifest | None = None) -> SkillEntry | None:
-        """The version to reuse: validated, most reached in training, newest on a tie; a
-        version never trained with comes after every one that was. Pass `manifest` when
-        asking for several names, so the file is read once."""
+    def best(
+        self, name: str, manifest: Manifest | None = None, world: str = "crafter"
+    ) -> SkillEntry | None:
+        """The version of `world` to reuse: validated, most reached in training, newest on a
+        tie; a version never trained with comes after every one that was. Pass `manifest`
+        when asking for several names, so the file is read once."""
         entries = (manifest or self.manifest()).skills.get(name, [])
-        ok = [e for e in entries if e.validation.get("ok")]
+        ok = [e for e in entries if e.validation.get("ok") and e.world == world]
         if not ok:
             return None
         return max(ok, key=lambda e: (bool(e.stats), e.mean_reach(), e.version))
@@ -146,21 +151,22 @@ class SkillLibrary:
 
     def record(
         self, action: CodedAction, sub: SubAction, validation: ActionValidation,
-        origin: Origin, stat: UsageStat | None,
+        origin: Origin, stat: UsageStat | None, world: str = "crafter",
     ) -> SkillEntry:  # fmt: skip
-        """Add `action` (a new version unless its source is already there) and, once, the
-        statistics of the iteration that trained with it."""
+        """Add `action` of `world` (a new version unless its source is already there for that
+        world) and, once, the statistics of the iteration that trained with it."""
         digest = source_hash(action.source)
         with self._locked() as manifest:
             versions = manifest.skills.setdefault(action.name, [])
-            entry = next((e for e in versions if e.source_hash == digest), None)
+            same = (e for e in versions if e.source_hash == digest and e.world == world)
+            entry = next(same, None)
             if entry is None:
                 version = len(versions) + 1
                 rel = f"{action.name}/v{version}-{digest[:12]}.py"
                 (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (self.root / rel).write_text(action.source)
                 entry = SkillEntry(
-                    name=action.name, version=version, source_hash=digest, file=rel,
+                    name=action.name, world=world, version=version, source_hash=digest, file=rel,
                     docstring=action.docstring, step_budget=action.step_budget,
                     effect=sub.expected_effect, precondition=sub.precondition,
                     validation=_evidence(validation), origin=origin, created=time.time(),
