@@ -35,7 +35,8 @@ HOSTILE_RADIUS = 12
 
 
 class Board:
-    """A host copy of a craftax state, edited cell by cell in crafter's (x, y)."""
+    """A host copy of a craftax state, edited cell by cell in crafter's (x, y): blocks, mobs,
+    growing plants, the player's position, direction and sleep, vitals and inventory."""
 
     def __init__(self, state: Any) -> None:
         s = G.fetch(state)
@@ -50,6 +51,7 @@ class Board:
         row, col = (int(v) for v in np.asarray(s.player_position))
         self.player = (col, row)
         self.direction = int(s.player_direction)
+        self.sleeping = bool(s.is_sleeping)
         self.vitals = {k: int(getattr(s, f"player_{k}")) for k in G.VITALS}
         self.inventory = {k: int(v) for k, v in vars(s.inventory).items()}
 
@@ -115,8 +117,10 @@ class Board:
         mobs = {k: getattr(s, k).replace(**v) for k, v in self.mobs.items()}
         vitals = {f"player_{k}": np.int32(v) for k, v in self.vitals.items()}
         inventory = s.inventory.replace(**{k: np.int32(v) for k, v in self.inventory.items()})
+        position = np.array([self.player[1], self.player[0]], np.int32)
         return G.put(s.replace(
-            map=self.map, mob_map=self.mob_map, player_direction=np.int32(self.direction),
+            map=self.map, mob_map=self.mob_map, player_position=position,
+            player_direction=np.int32(self.direction), is_sleeping=np.bool_(self.sleeping),
             growing_plants_positions=self.plants["positions"],
             growing_plants_age=self.plants["age"], growing_plants_mask=self.plants["mask"],
             inventory=inventory, **mobs, **vitals,
