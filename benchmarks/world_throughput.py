@@ -1,0 +1,145 @@
+"""World throughput: env steps/s of each game behind rlgpt, against its own baseline, one run.
+
+Random policy, one env, one process per kind (a fresh child each: JAX's threads never share a
+process with crafter's timing), the same action sequence, resets included:
+- stock:         `crafter.Env` as published (image observation, pure-Python world generation:
+                 NUMBA_DISABLE_JIT=1, as on a machine without numba);
+- crafter_world: rlgpt's `CrafterEnv` (fast backend, symbolic), the coded-action view
+                 (`rlgpt.skills.runtime.view_state`) built every step, as training does;
+- craftax_step:  craftax's own `CraftaxClassicSymbolicEnvNoAutoReset.step` in a Python loop
+                 (jitted, its symbolic observation, a key split per step, explicit resets);
+- craftax_world: rlgpt's `CraftaxClassicEnv`, the view built every step.
+Compiles happen before the timed part (and come from JAX's disk cache after the first run).
+
+Ends with one JSON line: {"<kind>_steps_per_s", ..., "craftax_world_vs_craftax_step",
+"craftax_world_vs_stock", "craftax_world_vs_crafter_world"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+KINDS = ("stock", "crafter_world", "craftax_step", "craftax_world")
+
+
+def _stock(seed: int) -> tuple[Callable[[], object], Callable[[int], bool]]:
+    import crafter
+
+    env = crafter.Env(seed=seed)
+    return env.reset, lambda a: bool(env.step(a)[2])
+
+
+def _world(kind: str, seed: int) -> tuple[Callable[[], object], Callable[[int], bool]]:
+    from rlgpt.envs.tasks import get_task
+    from rlgpt.skills.runtime import view_state
+
+    task = get_task("collect_diamond")
+    if kind == "crafter_world":
+        from rlgpt.envs.crafter_env import CrafterEnv
+
+        env = CrafterEnv(task, "symbolic", seed=seed)
+    else:
+        from rlgpt.worlds.craftax_classic.env import CraftaxClassicEnv
+
+        env = CraftaxClassicEnv(task, "symbolic", seed=seed)  # type: ignore[assignment]
+
+    def step(a: int) -> bool:
+        _, _, term, trunc, info = env.step(a)
+        view_state(env, info)
+        return term or trunc
+
+    return env.reset, step
+
+
+def _craftax_step(seed: int) -> tuple[Callable[[], object], Callable[[int], bool]]:
+    import jax
+    from craftax.craftax_classic.envs.craftax_symbolic_env import (
+        CraftaxClassicSymbolicEnvNoAutoReset,
+    )
+
+    from rlgpt.worlds.craftax_classic.game import enable_compilation_cache
+
+    enable_compilation_cache()
+    env = CraftaxClassicSymbolicEnvNoAutoReset()
+    params = env.default_params
+    box: dict[str, Any] = {"key": jax.random.PRNGKey(seed), "state": None}
+
+    def reset() -> object:
+        box["key"], sub = jax.random.split(box["key"])
+        _, box["state"] = env.reset(sub, params)
+        return box["state"]
+
+    def step(a: int) -> bool:
+        box["key"], sub = jax.random.split(box["key"])
+        _, box["state"], _, done, _ = env.step(sub, box["state"], a, params)
+        return bool(done)
+
+    return reset, step
+
+
+def _run(kind: str, steps: int, seed: int) -> dict[str, float]:
+    acts = [int(a) for a in np.random.default_rng(seed).integers(0, 17, size=steps)]
+    if kind == "stock":
+        reset, step = _stock(seed)
+    elif kind == "craftax_step":
+        reset, step = _craftax_step(seed)
+    else:
+        reset, step = _world(kind, seed)
+    reset()  # warm-up: imports, compiles (or the disk cache), first world; not timed
+    for a in acts[:5]:
+        step(a)
+    t0 = time.perf_counter()
+    reset()
+    resets = 1
+    for a in acts:
+        if step(a):
+            reset()
+            resets += 1
+    wall = time.perf_counter() - t0
+    return {"steps_per_s": steps / wall, "resets": resets, "wall_s": wall}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=5_000, help="steps of each kind but stock")
+    ap.add_argument("--stock-steps", type=int, default=2_000, help="steps of stock crafter")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--child", choices=KINDS, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        steps = args.stock_steps if args.child == "stock" else args.steps
+        print(json.dumps(_run(args.child, steps, args.seed)))
+        return
+    rates: dict[str, float] = {}
+    out: dict[str, float] = {}
+    for kind in KINDS:
+        env = dict(os.environ)
+        if kind == "stock":
+            env["NUMBA_DISABLE_JIT"] = "1"
+        cmd = [sys.executable, __file__, "--child", kind, "--steps", str(args.steps),
+               "--stock-steps", str(args.stock_steps), "--seed", str(args.seed)]  # fmt: skip
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        r = json.loads(res.stdout.strip().splitlines()[-1])
+        rates[kind] = r["steps_per_s"]
+        out[f"{kind}_steps_per_s"] = round(r["steps_per_s"], 1)
+        out[f"{kind}_resets"] = r["resets"]
+        print(f"{kind:>13}: {r['steps_per_s']:8.0f} steps/s  ({r['resets']} resets, "
+              f"{r['wall_s']:.1f} s)")  # fmt: skip
+    for base in ("craftax_step", "stock", "crafter_world"):
+        ratio = rates["craftax_world"] / rates[base]
+        out[f"craftax_world_vs_{base}"] = round(ratio, 2)
+        print(f"craftax_world / {base}: {ratio:.2f}x")
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
