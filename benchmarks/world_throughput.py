@@ -10,6 +10,8 @@ process with crafter's timing), the same action sequence, resets included:
                  (jitted, its symbolic observation, a key split per step, explicit resets);
 - craftax_world: rlgpt's `CraftaxClassicEnv`, the view built every step.
 Compiles happen before the timed part (and come from JAX's disk cache after the first run).
+Each kind runs `--rounds` times, interleaved with the others, and its best run counts: load
+from elsewhere on the machine only ever slows a run down.
 
 Ends with one JSON line: {"<kind>_steps_per_s", ..., "craftax_world_vs_craftax_step",
 "craftax_world_vs_stock", "craftax_world_vs_crafter_world"}.
@@ -108,28 +110,37 @@ def _run(kind: str, steps: int, seed: int) -> dict[str, float]:
     return {"steps_per_s": steps / wall, "resets": resets, "wall_s": wall}
 
 
+def _child(kind: str, args: argparse.Namespace) -> dict[str, float]:
+    env = dict(os.environ)
+    if kind == "stock":
+        env["NUMBA_DISABLE_JIT"] = "1"
+    cmd = [sys.executable, __file__, "--child", kind, "--steps", str(args.steps),
+           "--stock-steps", str(args.stock_steps), "--seed", str(args.seed)]  # fmt: skip
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=5_000, help="steps of each kind but stock")
     ap.add_argument("--stock-steps", type=int, default=2_000, help="steps of stock crafter")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=3, help="runs of each kind; the best counts")
     ap.add_argument("--child", choices=KINDS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         steps = args.stock_steps if args.child == "stock" else args.steps
         print(json.dumps(_run(args.child, steps, args.seed)))
         return
-    rates: dict[str, float] = {}
+    best: dict[str, dict[str, float]] = {}
+    for _ in range(args.rounds):  # kinds interleaved; the best round of each counts
+        for kind in KINDS:
+            r = _child(kind, args)
+            if kind not in best or r["steps_per_s"] > best[kind]["steps_per_s"]:
+                best[kind] = r
+    rates = {kind: r["steps_per_s"] for kind, r in best.items()}
     out: dict[str, float] = {}
-    for kind in KINDS:
-        env = dict(os.environ)
-        if kind == "stock":
-            env["NUMBA_DISABLE_JIT"] = "1"
-        cmd = [sys.executable, __file__, "--child", kind, "--steps", str(args.steps),
-               "--stock-steps", str(args.stock_steps), "--seed", str(args.seed)]  # fmt: skip
-        res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-        r = json.loads(res.stdout.strip().splitlines()[-1])
-        rates[kind] = r["steps_per_s"]
+    for kind, r in best.items():
         out[f"{kind}_steps_per_s"] = round(r["steps_per_s"], 1)
         out[f"{kind}_resets"] = r["resets"]
         print(f"{kind:>13}: {r['steps_per_s']:8.0f} steps/s  ({r['resets']} resets, "

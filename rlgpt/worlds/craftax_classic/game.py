@@ -156,9 +156,9 @@ class Frame:
     @classmethod
     def decode(cls, bundle: np.ndarray, radius: int) -> Frame:
         side = 2 * radius + 1
-        cut = np.cumsum([side * side, side * side, len(game_data()["items"]), 2, 2,
-                         len(achievements()), len(station_names()), 1, 1])  # fmt: skip
-        win, mats, inv, pos, face, ev, stand, dead, sleep, light = np.split(bundle, cut)
+        win, mats, inv, pos, face, ev, stand, dead, sleep, light = (
+            bundle[a:b] for a, b in _fields(radius)
+        )
         return cls(
             window=win.astype(np.uint8).reshape(side, side),
             materials=mats.astype(np.uint8).reshape(side, side),
@@ -170,7 +170,17 @@ class Frame:
             dead=bool(dead[0]),
             sleeping=bool(sleep[0]),
             daylight=float(light.view(np.float32)[0]),
-        )
+        )  # fmt: skip
+
+
+@functools.cache
+def _fields(radius: int) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each field of the bundle, in `_bundle`'s order."""
+    side = 2 * radius + 1
+    sizes = [side * side, side * side, len(game_data()["items"]), 2, 2, len(achievements()),
+             len(station_names()), 1, 1, 1]  # fmt: skip
+    ends = np.cumsum(sizes).tolist()
+    return tuple(zip([0, *ends[:-1]], ends, strict=True))
 
 
 def _windows(state: Any, radius: int) -> tuple[jax.Array, jax.Array]:
