@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
+from stable_baselines3.common.env_checker import check_env
 
 pytest.importorskip("craftax")
 
@@ -113,6 +115,13 @@ def test_info_contract_and_observation_layout(env):
     assert obs[-4:].tolist() == [0, 0, 1, 0], "facing up in crafter's facing order"
     with pytest.raises(ValueError, match="symbolic"):
         CraftaxClassicEnv(get_task("collect_wood"), "image")  # type: ignore[arg-type]
+
+
+def test_check_env_passes_without_warnings(env):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env, warn=True)
+    assert [str(w.message) for w in caught if w.category is not ResourceWarning] == []
 
 
 @pytest.mark.parametrize("where", [(32, 32), (0, 0), (63, 10), (5, 63), (63, 63), (2, 61)])
