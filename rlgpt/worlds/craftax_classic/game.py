@@ -202,6 +202,8 @@ def _windows(state: Any, radius: int) -> tuple[jax.Array, jax.Array]:
 
 
 def _bundle(state: Any, events: jax.Array, radius: int) -> jax.Array:
+    """Everything the host reads after a step, as one int32 vector (`Frame.decode` splits it;
+    daylight travels as its float32 bits)."""
     win, mats = _windows(state, radius)
     inv = [getattr(state, f"player_{k}") if k in VITALS else getattr(state.inventory, k)
            for k in game_data()["items"]]  # fmt: skip

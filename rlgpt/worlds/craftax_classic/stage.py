@@ -11,6 +11,7 @@ arrays in crafter's (x, y) and put back whole; no rule of the game changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -62,7 +63,7 @@ class Board:
     def material(self, xy: tuple[int, int]) -> str:
         return G.block_names()[int(self.map[xy[1], xy[0]])] if self.inside(xy) else "none"
 
-    def remove_mobs(self, keep: Any) -> None:
+    def remove_mobs(self, keep: Callable[[str, tuple[int, int]], bool]) -> None:
         """Remove every mob (arrows included) for which `keep(kind, (x, y))` is false."""
         for kind, mobs in self.mobs.items():
             for i, ((row, col), alive) in enumerate(zip(mobs["position"], mobs["mask"],
@@ -163,7 +164,9 @@ def stage(env: CraftaxClassicEnv, spec: Scenario) -> dict[str, Any]:
     return env.refresh()
 
 
-def _lay_way(board: Board, spec: Scenario, at: Any) -> None:
+def _lay_way(
+    board: Board, spec: Scenario, at: Callable[[tuple[int, int]], tuple[int, int]]
+) -> None:
     """A walkable way to the cell before the first target (stone walls round a skeleton)."""
     first = spec.target_at or next(iter(spec.stations.values()), None)
     if first is None:
