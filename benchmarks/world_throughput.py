@@ -5,7 +5,7 @@ process with crafter's timing), the same action sequence, resets included:
 - stock:         `crafter.Env` as published (image observation, pure-Python world generation:
                  NUMBA_DISABLE_JIT=1, as on a machine without numba);
 - crafter_world: rlgpt's `CrafterEnv` (fast backend, symbolic), the coded-action view
-                 (`rlgpt.skills.runtime.view_state`) built every step, as training does;
+                 (the env's `view_state`) built every step, as training does;
 - craftax_step:  craftax's own `CraftaxClassicSymbolicEnvNoAutoReset.step` in a Python loop
                  (jitted, its symbolic observation, a key split per step, explicit resets);
 - craftax_world: rlgpt's `CraftaxClassicEnv`, the view built every step.
@@ -43,12 +43,11 @@ def _stock(seed: int) -> tuple[Callable[[], object], Callable[[int], bool]]:
 
 
 def _world(kind: str, seed: int) -> tuple[Callable[[], object], Callable[[int], bool]]:
-    from rlgpt.envs.tasks import get_task
-    from rlgpt.skills.runtime import view_state
+    from rlgpt.worlds.crafter.tasks import get_task
 
     task = get_task("collect_diamond")
     if kind == "crafter_world":
-        from rlgpt.envs.crafter_env import CrafterEnv
+        from rlgpt.worlds.crafter.env import CrafterEnv
 
         env = CrafterEnv(task, "symbolic", seed=seed)
     else:
@@ -58,7 +57,7 @@ def _world(kind: str, seed: int) -> tuple[Callable[[], object], Callable[[int], 
 
     def step(a: int) -> bool:
         _, _, term, trunc, info = env.step(a)
-        view_state(env, info)
+        env.view_state(info)
         return term or trunc
 
     return env.reset, step

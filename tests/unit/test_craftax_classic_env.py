@@ -19,15 +19,15 @@ from craftax.craftax_classic.envs.craftax_symbolic_env import (  # noqa: E402
     CraftaxClassicSymbolicEnvNoAutoReset,
 )
 
-from rlgpt.envs.recipes import achievements, actions, game_data, semantic_names  # noqa: E402
-from rlgpt.envs.scenarios import plan_scenarios  # noqa: E402
-from rlgpt.envs.tasks import get_task  # noqa: E402
 from rlgpt.errors import UserError  # noqa: E402
-from rlgpt.skills.runtime import MacroActionWrapper, view_state  # noqa: E402
 from rlgpt.worlds.craftax_classic import facts  # noqa: E402
 from rlgpt.worlds.craftax_classic import game as G  # noqa: E402
 from rlgpt.worlds.craftax_classic.env import CraftaxClassicEnv  # noqa: E402
 from rlgpt.worlds.craftax_classic.stage import Board, stage  # noqa: E402
+from rlgpt.worlds.crafter.recipes import achievements, actions, game_data, semantic_names  # noqa: E402
+from rlgpt.worlds.crafter.scenarios import plan_scenarios  # noqa: E402
+from rlgpt.worlds.crafter.tasks import get_task  # noqa: E402
+from tests.support.world import wrap  # noqa: E402
 
 R = 4
 A = {a: i for i, a in enumerate(actions())}
@@ -279,7 +279,7 @@ def test_an_episode_replays_from_its_seed_and_actions(env):
 # -- memory, view, runtime -----------------------------------------------------------------
 def test_view_state_memory_and_the_lava_guard(env):
     info = arrange(env, 12, lambda b, xy: b.clear((xy[0] + 1, xy[1]), "lava"))
-    state = view_state(env, info, start=True)
+    state = env.view_state(info, start=True)
     assert state["area"] == (64, 64) and 0.0 <= state["daylight"] <= 1.0
     memory = np.frombuffer(bytes.fromhex(state["memory"]), np.uint8).reshape(64, 64)
     x, y = info["player_pos"]
@@ -299,10 +299,10 @@ def test_view_state_memory_and_the_lava_guard(env):
         def close(self):
             pass
 
-    wrapper = MacroActionWrapper(env, ["walk"], Runner())
+    wrapper = wrap(env, ["walk"], Runner())
     wrapper.reset(seed=12)
     arrange(env, 12, lambda b, xy: b.clear((xy[0] + 1, xy[1]), "lava"))
-    assert env.world[(x + 1, y)] == ("lava", None)
+    assert env.material_at((x + 1, y)) == "lava" and env.unsafe_move("move_right") == "lava"
     *_, term, _, out = wrapper.step(wrapper.index_of("walk"))
     assert not term and out["player_pos"] == (x, y) and "lava" in wrapper.faults["walk"]
 

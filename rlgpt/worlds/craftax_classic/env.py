@@ -17,49 +17,15 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
-from rlgpt.envs.recipes import achievements, game_data, semantic_names, stations
 from rlgpt.messages import TaskSpec
 from rlgpt.worlds.craftax_classic import game as G
+from rlgpt.worlds.crafter.recipes import achievements, game_data, semantic_names, stations
 
 ObsKind = Literal["symbolic"]
 KINDS = ("symbolic",)
 FACINGS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # crafter's facing one-hot order
+STEPS = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_down": (0, 1)}
 THERMO = 9  # inventory counts as thermometers, as CrafterEnv
-
-
-class WorldView:
-    """The few members of crafter's World that the coded-action runtime reads: daylight, area
-    and `world[(x, y)] -> (material, None)` (creatures are not materials)."""
-
-    def __init__(self, env: CraftaxClassicEnv) -> None:
-        self._env = env
-
-    @property
-    def daylight(self) -> float:
-        return self._env.daylight
-
-    @property
-    def area(self) -> tuple[int, int]:
-        return self._env.area
-
-    def __getitem__(self, pos: tuple[int, int]) -> tuple[str, None]:
-        return self._env.material_at(pos), None
-
-
-class PlayerView:
-    """The player's position and facing, as crafter's Player carries them."""
-
-    def __init__(self, env: CraftaxClassicEnv) -> None:
-        self._env = env
-
-    @property
-    def pos(self) -> np.ndarray:
-        return np.array(self._env.last_info["player_pos"])
-
-    @property
-    def facing(self) -> tuple[int, int]:
-        x, y = self._env.last_info["facing"]
-        return int(x), int(y)
 
 
 class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
@@ -113,8 +79,6 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         self._seen = np.zeros(self._area, bool)
         self._last_info: dict[str, Any] = {}
         self._last_obs = np.zeros(self.observation_space.shape, np.float32)
-        self.world = WorldView(self)
-        self.player = PlayerView(self)
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -196,6 +160,29 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         """For each station (table, furnace): whether one still stands in the world (a
         skeleton's arrow turns one into a path; the place_* count stays)."""
         return dict(zip(self._stations, self.frame.standing, strict=True))
+
+    def view_state(self, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+        """What a coded action's view reads (the Crafter skill API's ObsView.update), as
+        CrafterEnv.view_state: local map, inventory, achievements, facing, position, daylight;
+        when a call starts, the memory of what the episode has seen."""
+        state = {
+            "local": self.local_window().tobytes().hex(),
+            "inventory": info["inventory"],
+            "achievements": info["achievements"],
+            "facing": info["facing"],
+            "pos": info["player_pos"],
+            "daylight": round(float(self.daylight), 3),
+        }
+        if start:
+            state |= {"memory": self.memory().hex(), "area": self.area}
+        return state
+
+    def unsafe_move(self, action: str) -> str | None:
+        """'lava' when `action` walks the player onto lava (it dies), else None."""
+        if action not in STEPS:
+            return None
+        (dx, dy), (x, y) = STEPS[action], self.frame.pos
+        return "lava" if self.material_at((x + dx, y + dy)) == "lava" else None
 
     def achievement_counts(self) -> dict[str, int]:
         return dict(zip(self._achievements, self._counts.tolist(), strict=True))

@@ -14,7 +14,8 @@ import copy
 import functools
 from typing import Any
 
-from rlgpt.envs.recipes import game_data as crafter_data
+from rlgpt.worlds.crafter.recipes import Recipes
+from rlgpt.worlds.crafter.recipes import game_data as crafter_data
 
 # Craftax places a table or a furnace on any cell that is not solid, lava included; a
 # furnace costs one stone (crafter: four); iron tools also use a stone (crafter: none).
@@ -39,6 +40,10 @@ def _data() -> dict[str, Any]:
         for name, fields in entries.items():
             data[section][name].update(copy.deepcopy(fields))
     return data
+
+
+# The planner, requirements, masks, scenarios and the offline author of this world read these.
+RECIPES = Recipes("craftax-classic", _data)
 
 
 def game_data() -> dict[str, Any]:

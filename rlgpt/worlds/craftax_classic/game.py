@@ -28,9 +28,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from rlgpt.envs.recipes import achievements, actions, game_data, semantic_id, semantic_names
-from rlgpt.envs.recipes import stations as station_names
 from rlgpt.errors import UserError
+from rlgpt.worlds.crafter.recipes import (
+    achievements,
+    actions,
+    game_data,
+    semantic_id,
+    semantic_names,
+)
+from rlgpt.worlds.crafter.recipes import stations as station_names
 
 SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 

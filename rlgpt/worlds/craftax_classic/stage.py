@@ -1,6 +1,6 @@
 """Validation scenarios on Craftax-Classic: crafter's `stage`, on craftax's state.
 
-The semantics are rlgpt.envs.scenarios.stage's, and so is the geometry (its layout helpers
+The semantics are rlgpt.worlds.crafter.scenarios.stage's, and so is the geometry (its layout helpers
 are imported, not copied): reset to the scenario's seed; remove the hostiles (zombies,
 skeletons, arrows) within 12 cells; turn anything the action needs that is within reach into
 grass; lay a walkable way to the first target (walls round a skeleton); put the stations, the
@@ -16,16 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from rlgpt.envs.scenarios import (  # the layout helpers are crafter's, shared by both worlds
-    FACINGS,
-    WALKABLE,
-    _approach_cell,
-    _l_path,
-    _meeting_path,
-)
 from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax_classic import game as G
 from rlgpt.worlds.craftax_classic.env import CraftaxClassicEnv
+from rlgpt.worlds.crafter.scenarios import WALKABLE, way_in  # the layout is the game's
 
 HOSTILE = ("zombies", "skeletons", "arrows")
 CREATURES = {"cow": "cows", "zombie": "zombies", "skeleton": "skeletons"}
@@ -168,19 +162,12 @@ def _lay_way(
     board: Board, spec: Scenario, at: Callable[[tuple[int, int]], tuple[int, int]]
 ) -> None:
     """A walkable way to the cell before the first target (stone walls round a skeleton)."""
-    first = spec.target_at or next(iter(spec.stations.values()), None)
-    if first is None:
-        return
-    base = "path" if spec.target == "skeleton" else "grass"
-    approach = _approach_cell(first)
-    for cell in _l_path(approach) + _meeting_path(approach, spec):
+    way = way_in(spec)
+    for cell in way.walk:
         walkable = board.material(at(cell)) in WALKABLE
-        board.clear(at(cell), None if walkable else base)
-    if spec.target == "skeleton":  # walls on every side but the way in: it cannot flee
-        for d in FACINGS:
-            side = (first[0] + d[0], first[1] + d[1])
-            if side != approach:
-                board.clear(at(side), "stone")
+        board.clear(at(cell), None if walkable else way.base)
+    for cell in way.walls:
+        board.clear(at(cell), "stone")
 
 
 def _place_target(board: Board, target: str, xy: tuple[int, int]) -> None:

@@ -11,6 +11,7 @@ generated code is involved in either.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from crafter import objects
@@ -191,31 +192,52 @@ def stage(env: CrafterEnv, spec: Scenario) -> dict[str, Any]:
         for dy in (-1, 0, 1):
             if (dx, dy) != (0, 0) and world[at((dx, dy))][0] in wanted:
                 _clear(world, at((dx, dy)), "grass")
-    base = "path" if spec.target == "skeleton" else "grass"
-    first = spec.target_at or next(iter(spec.stations.values()), None)
-    if first is not None:
-        approach = _approach_cell(first)
-        for cell in _l_path(approach) + _meeting_path(approach, spec):
-            mat, _ = world[at(cell)]
-            _clear(world, at(cell), None if mat in WALKABLE else base)
-        if spec.target == "skeleton":  # walls on every side but the way in: it cannot flee
-            for d in FACINGS:
-                side = (first[0] + d[0], first[1] + d[1])
-                if side != approach:
-                    _clear(world, at(side), "stone")
+    way = way_in(spec)
+    for cell in way.walk:
+        mat, _ = world[at(cell)]
+        _clear(world, at(cell), None if mat in WALKABLE else way.base)
+    for cell in way.walls:
+        _clear(world, at(cell), "stone")
     for station, d in spec.stations.items():
         _clear(world, at(d), station)
     if spec.target and spec.target_at:
         _place_target(world, player, spec.target, at(spec.target_at))
     player.facing = tuple(spec.facing)
     front = at(spec.facing)
-    if spec.front is not None or first is None:
+    if spec.front is not None or way.first is None:
         _clear(world, front, spec.front or "grass")
         side = at((spec.facing[1], -spec.facing[0]))  # a free cell to turn to
         _clear(world, side, "grass")
     for item, n in spec.inventory.items():
         player.inventory[item] = n
     return env.refresh()
+
+
+@dataclass(frozen=True)
+class WayIn:
+    """How a scenario's layout is made reachable, relative to the player: `walk` cells become
+    walkable (those that are not become `base`), `walls` become stone (round a skeleton, so it
+    cannot flee), `first` is the target or first station (None: nothing laid out)."""
+
+    first: tuple[int, int] | None
+    walk: list[tuple[int, int]]
+    walls: list[tuple[int, int]]
+    base: str
+
+
+def way_in(spec: Scenario) -> WayIn:
+    """The way in of a scenario: from the player to the cell before its first target (and
+    round to a cell within one of both stations); the same on every world of this game."""
+    base = "path" if spec.target == "skeleton" else "grass"
+    first = spec.target_at or next(iter(spec.stations.values()), None)
+    if first is None:
+        return WayIn(None, [], [], base)
+    approach = _approach_cell(first)
+    walls = []
+    if spec.target == "skeleton":
+        sides = [(first[0] + d[0], first[1] + d[1]) for d in FACINGS]
+        walls = [s for s in sides if s != approach]
+    return WayIn(first, _l_path(approach) + _meeting_path(approach, spec), walls, base)
 
 
 def _meeting_path(approach: tuple[int, int], spec: Scenario) -> list[tuple[int, int]]:
