@@ -1,5 +1,6 @@
 # The two commands of the README. Everything lives in .venv; torch comes first from its pinned
-# CPU wheel, so no CUDA build is ever downloaded.
+# CPU wheel, so no CUDA build is ever downloaded. `make run` needs Crafter only; the tests also
+# install the craftax extra (JAX on the CPU) so the Craftax-Classic world is tested too.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -22,7 +23,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.installed
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,craftax]'
 	touch $@
 
 setup: $(VENV)/.installed

@@ -30,17 +30,18 @@ METHODS: dict[str, str] = {
 }
 
 
-def _plan(task: str) -> tuple[Any, list[tuple[str, int]], Any]:
+def _plan(task: str, world: str = "crafter") -> tuple[Any, list[tuple[str, int]], Any]:
     """The task, its plan (achievement, count) and the decomposition evaluate() reports on."""
     from rlgpt.messages import Decomposition, SubAction
-    from rlgpt.worlds.crafter.planner import climb_steps, effect_of, precondition_of
-    from rlgpt.worlds.crafter.tasks import get_task
+    from rlgpt.worlds import get_world
 
-    spec = get_task(task)
-    steps = climb_steps(spec.achievement)
+    game = get_world(world)
+    spec = game.task(task)
+    steps = game.plan(spec)
     subs = [
-        SubAction(name=a, description=a, mode="rl", count=n, precondition=precondition_of(a),
-                  expected_effect=effect_of(a, n))
+        SubAction(name=a, description=a, mode="rl", count=n,
+                  precondition=game.requirement_text(a) or "none beyond staying alive",
+                  expected_effect=f"achievement counter '{a}' rises by 1 per call ({n} in all)")
         for a, n in steps
     ]  # fmt: skip
     return spec, steps, Decomposition(task=task, sub_actions=subs, reasoning="benchmark plan")
@@ -53,7 +54,8 @@ def _point(samples: int, report: Any) -> dict[str, Any]:
 
 
 def ppo(
-    task: str, seed: int, budget: int, segments: int, episodes: int, shaped: bool, out: Path
+    task: str, seed: int, budget: int, segments: int, episodes: int, shaped: bool, out: Path,
+    world: str = "crafter",
 ) -> dict[str, Any]:  # fmt: skip
     """PPO on primitives in `segments` equal parts, each continuing the last (weights and
     optimizer) and evaluated: a learning curve at the loop's iteration boundaries. `shaped`:
@@ -64,7 +66,7 @@ def ppo(
     from rlgpt.rl.train import train
 
     params = load_params(ROOT / "params.yaml")
-    spec, steps, dec = _plan(task)
+    spec, steps, dec = _plan(task, world)
     terms = [RewardTerm(achievement=a, weight=1.0, cap=n) for a, n in steps] if shaped else []
     cfg = RLConfig(macro_actions=[], reward_terms=terms, sample_budget=budget // segments,
                    ppo=params.train.ppo)  # fmt: skip
@@ -84,7 +86,7 @@ def ppo(
     return _record(points, samples, first, t0)
 
 
-def pure_code(task: str, seed: int, episodes: int) -> dict[str, Any]:
+def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
     """The reference coded actions called in plan order (the first step that params.yaml's
     action mask allows: with plan masks, the step the plan needs next from what is held and
     what still stands), no learning. Samples to first success: env steps played until an
@@ -93,11 +95,12 @@ def pure_code(task: str, seed: int, episodes: int) -> dict[str, Any]:
     from rlgpt.messages import RLConfig
     from rlgpt.rl.evaluate import evaluate
     from rlgpt.skills.runtime import MacroActionWrapper
-    from rlgpt.worlds.crafter.author import write_action
+    from rlgpt.worlds import get_world
 
     params = load_params(ROOT / "params.yaml")
-    spec, steps, dec = _plan(task)
-    coded = [write_action(a, 200 if a.startswith("collect") else 80) for a, _ in steps]
+    spec, steps, dec = _plan(task, world)
+    author = get_world(world).author()
+    coded = [author.write_action(a, 200 if a.startswith("collect") else 80) for a, _ in steps]
     cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1)
 
     def act(obs: Any, info: dict[str, Any], env: MacroActionWrapper) -> int:

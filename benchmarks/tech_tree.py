@@ -1,4 +1,4 @@
-"""Tech tree: how far up crafter's tech tree each agent gets, on the same seeds and budgets.
+"""Tech tree: how far up the tech tree each agent gets, on the same seeds and budgets.
 
 For each task and seed, measured in one invocation:
   oracle  the whole-map planner (rlgpt/worlds/crafter/oracle.py): the ceiling the step limit allows;
@@ -15,6 +15,7 @@ job runs in its own process, `--jobs` at once. Ends with one JSON line.
     python benchmarks/tech_tree.py --stone-tier   # `rlgpt run --task T`, default params, each
                                                   # task needing at most a wood pickaxe
     python benchmarks/tech_tree.py --agents script --tasks eat_plant   # any task: no budget
+    python benchmarks/tech_tree.py --world craftax-classic --stone-tier  # any world (`--world`)
 """
 
 from __future__ import annotations
@@ -45,14 +46,15 @@ BUDGETS: dict[str, tuple[int, int]] = {
 }
 
 
-def oracle(task: str, seed: int, episodes: int) -> dict[str, Any]:
+def oracle(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
     from rlgpt.rl.evaluate import EVAL_SEED_BASE
-    from rlgpt.worlds.crafter.env import CrafterEnv
-    from rlgpt.worlds.crafter.oracle import Oracle
-    from rlgpt.worlds.crafter.tasks import get_task
+    from rlgpt.worlds import get_world
 
     t0 = time.perf_counter()
-    agent = Oracle(CrafterEnv(get_task(task)))
+    game = get_world(world)
+    agent = game.oracle(game.task(task))
+    if agent is None:
+        return {"error": f"world {world} has no oracle", "success": 0.0, "samples": 0}
     runs = [agent.episode(EVAL_SEED_BASE + seed * 10_000 + ep) for ep in range(episodes)]
     return {
         "success": sum(r.success for r in runs) / episodes,
@@ -63,27 +65,30 @@ def oracle(task: str, seed: int, episodes: int) -> dict[str, Any]:
     }
 
 
-def scripted(task: str, seed: int, episodes: int) -> dict[str, Any]:
+def scripted(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
     """The reference coded actions called in plan order, no learning: how far the skills
     themselves get (between the oracle's ceiling and what a policy learns to do with them)."""
-    return pure_code(task, seed, episodes)
+    return pure_code(task, seed, episodes, world)
 
 
-def ppo(task: str, seed: int, budget: int, episodes: int, out: Path) -> dict[str, Any]:
+def ppo(
+    task: str, seed: int, budget: int, episodes: int, out: Path, world: str = "crafter"
+) -> dict[str, Any]:  # fmt: skip
     """Pure PPO on primitives, with the project's training settings and reward shaping."""
-    return paper_ppo(task, seed, budget, 1, episodes, True, out)
+    return paper_ppo(task, seed, budget, 1, episodes, True, out, world)
 
 
 def rlgpt(
     task: str, seed: int, episodes: int, iterations: int, per_iter: int, out: Path,
-    masking: str = "",
+    masking: str = "", world: str = "crafter",
 ) -> dict[str, Any]:  # fmt: skip
     """`rlgpt run` with the default params but the benchmark's budget and episode count (and
     `masking`, train.action_masking, when given)."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     if masking:
         params["train"]["action_masking"] = masking
-    params["run"] |= {"task": task, "iterations": iterations, "runs_dir": str(out / "runs")}
+    params["run"] |= {"task": task, "iterations": iterations, "runs_dir": str(out / "runs"),
+                      "world": world}  # fmt: skip
     params["train"]["sample_budget"] = per_iter
     params["eval"]["episodes"] = episodes
     params["tracking"]["mlflow_uri"] = f"sqlite:///{out / 'mlflow.db'}"
@@ -114,7 +119,8 @@ def rlgpt(
 
 
 def stone_tier() -> list[str]:
-    """Tasks whose plan collects nothing that needs more than a wood pickaxe."""
+    """Tasks whose plan collects nothing that needs more than a wood pickaxe (a property of
+    the recipe graph, the same in Crafter and Craftax-Classic)."""
     from rlgpt.worlds.crafter.planner import plan_steps
     from rlgpt.worlds.crafter.preconditions import collect_source
     from rlgpt.worlds.crafter.recipes import game_data
@@ -135,7 +141,7 @@ def stone_tier() -> list[str]:
     return out
 
 
-def default_run(task: str, out: Path) -> dict[str, Any]:
+def default_run(task: str, out: Path, world: str = "crafter") -> dict[str, Any]:
     """`rlgpt run --task T` with the project's params.yaml as it is (the default command)."""
     out.mkdir(parents=True, exist_ok=True)
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
@@ -143,7 +149,7 @@ def default_run(task: str, out: Path) -> dict[str, Any]:
     (out / "params.yaml").write_text(yaml.safe_dump(params))
     t0 = time.perf_counter()
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--task", task, "--run-id",
-           task, "--quiet", "--force"]  # fmt: skip
+           task, "--quiet", "--force", "--world", world]  # fmt: skip
     proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True)
     path = out / "runs" / task / "summary.json"
     if proc.returncode != 0 or not path.exists():
@@ -155,26 +161,30 @@ def default_run(task: str, out: Path) -> dict[str, Any]:
             "wall_s": round(time.perf_counter() - t0, 1)}  # fmt: skip
 
 
-def sweep_stone_tier(jobs: int, out: Path, only: list[str] | None = None) -> None:
+def sweep_stone_tier(
+    jobs: int, out: Path, only: list[str] | None = None, world: str = "crafter"
+) -> None:  # fmt: skip
     tasks = [t for t in stone_tier() if not only or t in only]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        rows = list(pool.map(lambda t: default_run(t, out / f"default-{t}"), tasks))
+        rows = list(pool.map(lambda t: default_run(t, out / f"default-{t}", world), tasks))
     print(f"{'task':20} {'success':>8} {'iters':>6} {'samples':>9} {'wall_s':>7}")
     for r in rows:
         err = r.get("error", "")[:60]
         print(f"{r['task']:20} {r['success']:8.2f} {r.get('iterations', 0):6d} "
               f"{r.get('samples', 0):9d} {r.get('wall_s', 0):7.0f}  {err}")  # fmt: skip
     reached = sum(r["success"] >= 0.8 for r in rows)
-    print(json.dumps({"stone_tier": {r["task"]: r["success"] for r in rows},
+    print(json.dumps({"world": world, "stone_tier": {r["task"]: r["success"] for r in rows},
+                      "samples": {r["task"]: r.get("samples", 0) for r in rows},
                       "at_least_0.8": f"{reached}/{len(rows)}"}))  # fmt: skip
 
 
 def _child(
-    kind: str, task: str, seed: int, episodes: int, scale: float, out: Path, masking: str = ""
+    kind: str, task: str, seed: int, episodes: int, scale: float, out: Path, masking: str = "",
+    world: str = "crafter",
 ) -> dict[str, Any]:  # fmt: skip
     """One PPO or rlgpt job in a fresh process (its own torch threads, its own memory)."""
     cmd = [sys.executable, __file__, "--one", kind, task, str(seed), str(episodes), str(scale),
-           str(out), *(["--masking", masking] if masking else [])]  # fmt: skip
+           str(out), "--world", world, *(["--masking", masking] if masking else [])]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -201,6 +211,7 @@ def main() -> None:
     ap.add_argument("--one", nargs=6, metavar=("KIND", "TASK", "SEED", "EPISODES", "SCALE", "OUT"))
     ap.add_argument("--masking", choices=["off", "recipes", "plan"], default="",
                     help="rlgpt's train.action_masking (default: params.yaml's)")  # fmt: skip
+    ap.add_argument("--world", default="crafter", help="the game (default: crafter)")
     ap.add_argument("--stone-tier", action="store_true",
                     help="instead: the default command on every stone-tier task")  # fmt: skip
     args = ap.parse_args()
@@ -209,17 +220,17 @@ def main() -> None:
         outside = sorted(set(only or []) - set(stone_tier()))
         if outside:
             sys.exit(f"tech_tree: not stone-tier task(s) {outside}; choose from {stone_tier()}")
-        sweep_stone_tier(args.jobs, Path(args.out).resolve(), only)
+        sweep_stone_tier(args.jobs, Path(args.out).resolve(), only, args.world)
         return
     if args.one:
         kind, task, seed, episodes, scale, out = args.one
         iterations, per_iter = BUDGETS[task]
         per_iter = int(per_iter * float(scale))
         if kind == "ppo":
-            res = ppo(task, int(seed), iterations * per_iter, int(episodes), Path(out))
+            res = ppo(task, int(seed), iterations * per_iter, int(episodes), Path(out), args.world)
         else:
             res = rlgpt(task, int(seed), int(episodes), iterations, per_iter, Path(out),
-                        args.masking)  # fmt: skip
+                        args.masking, args.world)  # fmt: skip
         print(json.dumps(res))
         return
     from rlgpt.worlds.crafter.tasks import registry
@@ -241,7 +252,7 @@ def main() -> None:
         if kind in agents:
             for task in tasks:
                 for seed in seeds:
-                    results[task][kind].append(play(task, seed, args.episodes))
+                    results[task][kind].append(play(task, seed, args.episodes, args.world))
     jobs = [(k, t, s) for t in tasks for s in seeds for k in agents
             if k in ("ppo", "rlgpt")]  # fmt: skip
     done = 0
@@ -250,7 +261,7 @@ def main() -> None:
         nonlocal done
         kind, task, seed = job
         res = _child(kind, task, seed, args.episodes, args.scale, out / f"{kind}-{task}-s{seed}",
-                     args.masking)  # fmt: skip
+                     args.masking, args.world)  # fmt: skip
         results[task][kind].append(res | {"seed": seed})
         done += 1
         el = time.perf_counter() - t0
@@ -278,7 +289,11 @@ def main() -> None:
             ceiling = summary[task]["oracle"]["success"]
             share = summary[task]["rlgpt"]["success"] / ceiling if ceiling else 0.0
             summary[task]["rlgpt_share_of_oracle"] = round(share, 3)
-    print(json.dumps({"episodes": args.episodes, "seeds": args.seeds, "tasks": summary}))
+    print(
+        json.dumps(
+            {"world": args.world, "episodes": args.episodes, "seeds": args.seeds, "tasks": summary}
+        )
+    )
 
 
 if __name__ == "__main__":

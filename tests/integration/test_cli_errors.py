@@ -27,6 +27,8 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
         (None, ["--iterations", "0"], "iterations"),
         (None, ["--set", "train.sample_budget=-5"], "invalid value for --set train.sample_budget"),
         (None, ["--set", "train.sample_budget"], "expected SECTION.KEY=VALUE"),
+        ("run:\n  world: minedojo\n", [], "unknown world 'minedojo'; choose one of: crafter"),
+        (None, ["--set", "run.world=crafterr"], "unknown world 'crafterr'"),
     ],
 )
 def test_user_errors_are_one_line_exit_2(tmp_path, cli_env, params_text, args, needle):
@@ -49,6 +51,17 @@ def test_tasks_lists_the_paper_tasks(tmp_path, cli_env):
                  "collect_diamond", "eat_cow"):  # fmt: skip
         assert name in proc.stdout
     assert "achievement 'make_wood_pickaxe'" in proc.stdout
+
+
+def test_tasks_of_another_world_are_its_own(tmp_path, cli_env):
+    proc = _run(["tasks", "--world", "craftax-classic", "--json"], tmp_path, cli_env)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert len(rows) == 22 and {r["world"] for r in rows.values()} == {"craftax-classic"}
+    assert "Craftax-Classic achievement" in rows["make_iron_pickaxe"]["description"]
+    assert rows["collect_diamond"]["plan"][-1] == ["collect_diamond", 1]
+    bad = _run(["tasks", "--world", "minedojo"], tmp_path, cli_env)
+    assert bad.returncode == 2 and "invalid choice: 'minedojo'" in bad.stderr
 
 
 GOOD = '''

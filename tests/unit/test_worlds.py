@@ -1,0 +1,129 @@
+"""The World seam (docs/worlds.md): every registered world answers the protocol with its own
+game, the registry says what to do when a world is unknown or not installed, and each world's
+facts reach its prompts, its validation and its offline author."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from rlgpt.agents.prompting import render, template_hash
+from rlgpt.config import SandboxParams
+from rlgpt.errors import UserError
+from rlgpt.messages import CodedAction
+from rlgpt.sandbox.validate import validate_action
+from rlgpt.worlds import WORLDS, find_task, get_world
+
+pytest.importorskip("craftax")
+NAMES = list(WORLDS)
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def world(request):
+    return get_world(request.param)
+
+
+def test_every_world_answers_the_protocol_with_its_own_tasks_and_facts(world):
+    tasks = world.tasks()
+    assert len(tasks) == 22 and {t.world for t in tasks.values()} == {world.name}
+    task = world.task("make_stone_pickaxe")
+    assert world.plan(task)[-1] == ("make_stone_pickaxe", 1)
+    assert "noop" in world.primitives() and world.vitals >= {"health", "drink"}
+    values = world.prompt_values()
+    assert set(values) == {"recipes", "primitives", "skill_api"} and "collect" in values["recipes"]
+    skills = world.skills()
+    api = importlib.import_module(skills.api)
+    assert {"SKILL_API", "ObsView", "SkillAPIError"} <= set(vars(api))
+    assert tuple(world.primitives()) == skills.primitives
+    facts = world.lint_facts()
+    assert {"approach", "keep_alive", "grow_plant"} <= facts.generator_skills, "read from the API"
+    assert "path_to" not in facts.generator_skills  # returns a list: no `yield from`
+    assert world.requirement_text("place_table") and world.requirement_text("fly") is None
+
+
+def test_a_world_stages_its_validation_states_on_its_own_env(world):
+    specs = world.scenarios("make_wood_pickaxe", count=2, seed_base=10_000, budget=80,
+                            radius=4, unmet_steps=8, unknown_steps=50)  # fmt: skip
+    assert {s.precondition for s in specs} == {"met", "unmet"}
+    env = world.validation_env("make_wood_pickaxe", 4)
+    try:
+        info = world.stage(env, specs[0])
+        assert info["inventory"]["wood"] == specs[0].inventory["wood"]
+        state = env.view_state(info, start=True)
+        assert len(bytes.fromhex(state["memory"])) == state["area"][0] * state["area"][1]
+        window = env.local_window()
+        player = window == window[4, 4]  # the player is at the window's centre, once
+        assert player.sum() == 1
+        assert "@" in world.render_map(window, tuple(info["facing"]))
+    finally:
+        env.close()
+
+
+def test_an_unknown_world_and_a_missing_extra_say_what_to_do(monkeypatch):
+    with pytest.raises(UserError, match="unknown world 'minedojo'; choose one of: crafter"):
+        get_world("minedojo")
+    real = importlib.import_module
+
+    def no_jax(name: str, *args, **kwargs):
+        if name.startswith("rlgpt.worlds.craftax"):
+            raise ModuleNotFoundError("No module named 'jax'", name="jax")
+        return real(name, *args, **kwargs)
+
+    get_world.cache_clear()
+    monkeypatch.setattr(importlib, "import_module", no_jax)
+    try:
+        with pytest.raises(UserError, match=r"needs the 'craftax' extra .*pip install -e"):
+            get_world("craftax-classic")
+    finally:
+        monkeypatch.undo()
+        get_world.cache_clear()
+    assert find_task("craftax-classic", "collect_wood").world == "craftax-classic"
+
+
+def test_each_world_has_its_own_recipes_in_prompts_validation_and_plans():
+    """A furnace costs 4 stone in this crafter and 1 in Craftax-Classic: each world's prompt,
+    requirement and plan say so, and an action written to one world's rule is judged by it."""
+    crafter, craftax = get_world("crafter"), get_world("craftax-classic")
+    assert "stone>=4" in crafter.requirement_text("place_furnace")
+    assert "stone>=1" in craftax.requirement_text("place_furnace")
+    stones = {w.name: dict(w.plan(w.task("place_furnace")))["collect_stone"]
+              for w in (crafter, craftax)}  # fmt: skip
+    assert stones == {"crafter": 4, "craftax-classic": 1}
+    task = {"name": "place_furnace", "world": "craftax-classic"}
+    assert "Craftax-Classic" in render("system", "craftax-classic", game=craftax.title)
+    assert "600 steps" in render("fast_code", "craftax-classic", task=task,
+                                 sub_action={"name": "place_furnace"}, feedback={},
+                                 step_budget=80, schema="{}", **craftax.prompt_values())  # fmt: skip
+    assert template_hash("fast_code", "crafter") != template_hash("fast_code", "craftax-classic")
+    four_stones = CodedAction(
+        name="place_furnace",
+        docstring="",
+        source=(
+            "def place_furnace(view):\n    if view.inventory['stone'] < 4:\n        return\n"
+            "    if (yield from face_free(view)):\n        yield 'place_furnace'\n"
+        ),
+        step_budget=20,
+    )
+    sandbox = SandboxParams()
+    assert validate_action(four_stones, sandbox=sandbox, world="crafter").ok
+    wrong = validate_action(four_stones, sandbox=sandbox, world="craftax-classic")
+    assert not wrong.ok and wrong.error_kind == "no_action", wrong.message  # it holds 1 stone
+
+
+def test_the_crafter_skill_package_serves_craftax_classic_unchanged():
+    """The same game: Craftax-Classic's coded actions run against Crafter's skill API, in the
+    same vocabulary (map names, items, actions)."""
+    crafter, craftax = get_world("crafter"), get_world("craftax-classic")
+    assert craftax.skills().package == crafter.skills().package
+    assert craftax.skills().view["names"] == crafter.skills().view["names"]
+    env = craftax.make_env(craftax.task("collect_wood"))
+    try:
+        _, info = env.reset(seed=3)
+        names = crafter.skills().view["names"]
+        window = env.local_window()
+        assert names[int(window[4, 4])] == "player"
+        assert set(np.unique(window)) <= set(range(len(names)))
+    finally:
+        env.close()
