@@ -93,9 +93,9 @@ def test_each_world_has_its_own_recipes_in_prompts_validation_and_plans():
     assert stones == {"crafter": 4, "craftax-classic": 1}
     task = {"name": "place_furnace", "world": "craftax-classic"}
     assert "Craftax-Classic" in render("system", "craftax-classic", game=craftax.title)
-    assert "600 steps" in render("fast_code", "craftax-classic", task=task,
-                                 sub_action={"name": "place_furnace"}, feedback={},
-                                 step_budget=80, schema="{}", **craftax.prompt_values())  # fmt: skip
+    values = {"task": task, "sub_action": {"name": "place_furnace"}, "feedback": {},
+              "step_budget": 80, "schema": "{}", **craftax.prompt_values()}  # fmt: skip
+    assert "600 steps" in render("fast_code", "craftax-classic", **values)
     assert template_hash("fast_code", "crafter") != template_hash("fast_code", "craftax-classic")
     four_stones = CodedAction(
         name="place_furnace",
