@@ -157,6 +157,7 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
 
         write_json(Path(metrics_out), {
             "final_success_rate": summary.final_success_rate,
+            "selected_iteration": summary.selected_iteration,
             "iterations": len(summary.iterations),
             "samples": sum(i.samples for i in summary.iterations),
         })  # fmt: skip
@@ -168,7 +169,13 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
         Path(metrics_out).with_name("iterations.csv").write_text("\n".join(rows) + "\n")
         _write_curve(root, summary, Path(metrics_out).with_name("curve.csv"))
     uri = params.tracking.mlflow_uri
-    print(f"\nfinal success rate: {summary.final_success_rate:.2f} after "
+    chosen = ""
+    if summary.selected_iteration is not None and len(summary.iterations) > 1:
+        chosen = (
+            f" (iteration {summary.selected_iteration}'s policy, the best on the "
+            f"selection episodes; the last one: {summary.last_success_rate:.2f})"
+        )
+    print(f"\nfinal success rate: {summary.final_success_rate:.2f}{chosen} after "
           f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip
     print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
     print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{ctx.run_id}' "

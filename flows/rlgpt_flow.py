@@ -12,18 +12,31 @@ from prefect.artifacts import create_table_artifact
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.summary import IterationSummary, RunSummary, table_header, table_row
 from rlgpt.llm.base import BudgetExceeded
-from rlgpt.messages import CodedAction, Critique, Decomposition, ValidationReport
+from rlgpt.messages import (
+    CodedAction,
+    Critique,
+    Decomposition,
+    EvalReport,
+    RLConfig,
+    ValidationReport,
+)  # fmt: skip
+from rlgpt.rl.selection import best_iteration, regressions, revised
 from rlgpt.rl.train import TrainResult
 from tasks import candidates, stages, tracking
 
 
 def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: float) -> RunSummary:
+    """The run's summary; its final policy is the best iteration's on the selection episodes."""
+    best = best_iteration(its) if its else None
     return RunSummary(
         run_id=ctx.run_id,
         task=ctx.task.name,
         world=ctx.task.world,
         llm=f"{ctx.params.llm.backend}:{ctx.params.llm.model}",
-        final_success_rate=its[-1].success_rate if its else 0.0,
+        final_success_rate=best.success_rate if best else 0.0,
+        selected_iteration=best.iteration if best else None,
+        last_success_rate=its[-1].success_rate if its else None,
+        final_policy=f"iter_{best.iteration}/train/policy.zip" if best else None,
         iterations=its,
         status=status,
         wall_s=round(time.perf_counter() - t0, 1),
@@ -45,14 +58,32 @@ def _best_of(
     return candidates.choose(ctx, k, pool, results)
 
 
+def _keep_what_won(
+    ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, before: list[CodedAction],
+    coded: list[CodedAction], trained: TrainResult, selections: list[EvalReport],
+) -> tuple[EvalReport | None, dict[str, str], list[CodedAction]]:  # fmt: skip
+    """The policy on the selection episodes, the revised actions that lowered their reach
+    rate there (reverted: their earlier code is what goes on), and the code that goes on."""
+    if not ctx.params.eval.selection_episodes:
+        return None, {}, coded
+    selection = stages.select(ctx, k, dec, cfg, coded, trained)
+    old = revised(before, coded)
+    reverted = regressions(list(old), selections[-1], selection) if selections else {}
+    selections.append(selection)
+    return selection, reverted, [old[c.name] if c.name in reverted else c for c in coded]
+
+
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
     critique: Critique | None, its: list[IterationSummary], emit: bool, t0: float,
     trained: list[TrainResult], given: list[CodedAction] | None = None,
+    selections: list[EvalReport] | None = None,
 ) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
     """Fast-agent rounds on one decomposition; returns the last iteration's critique. Each
-    training is appended to `trained` (the next one may continue its policy). `given`: the
-    code that came with the plan (one agent): one round, then the plan is asked again."""
+    training is appended to `trained` (the next one may continue its policy), each selection
+    report to `selections`. `given`: the code that came with the plan (one agent): one
+    round, then the plan is asked again."""
+    selections = [] if selections is None else selections
     p = ctx.params
     # code feedback left over when the last inner loop ran out of rounds still applies
     feedback = dict(critique.fast_feedback) if critique else {}
@@ -75,10 +106,14 @@ def _inner_loop(
         previous = trained[-1] if trained and p.train.warm_start else None
         trained.append(stages.train(ctx, k, cfg, usable, previous))
         evaluation = stages.evaluate(ctx, k, dec, cfg, usable, trained[-1])
-        verdict = stages.critique(ctx, k, dec, report, evaluation)
+        selection, reverted, kept = _keep_what_won(
+            ctx, k, dec, cfg, before, usable, trained[-1], selections
+        )
+        verdict = stages.critique(ctx, k, dec, report, evaluation, reverted or None)
         stages.record_skills(ctx, k, dec, coded, report, evaluation)
+        coded = [next((c for c in kept if c.name == old.name), old) for old in coded]
         it = stages.summarize_iteration(
-            ctx, k, outer, inner, dec, report, evaluation, verdict, trained[-1]
+            ctx, k, outer, inner, dec, report, evaluation, verdict, trained[-1], selection
         )
         its.append(it)
         if emit:
@@ -115,6 +150,7 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     critique: Critique | None = None
     coded: list[CodedAction] = []
     trained: list[TrainResult] = []
+    selections: list[EvalReport] = []
     k, outer, status = 0, 0, "FAILED"
     if emit:
         print(table_header(), flush=True)
@@ -133,7 +169,7 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
             else:
                 dec = stages.decompose(ctx, k + 1, dec, critique)
             k, coded, critique = _inner_loop(
-                ctx, k, outer, dec, coded, critique, its, emit, t0, trained, given
+                ctx, k, outer, dec, coded, critique, its, emit, t0, trained, given, selections
             )
             if critique.verdict == "success":
                 break

@@ -162,6 +162,13 @@ class EvalParams(_Section):
     dead_loop_window: int = Field(
         default=100, ge=10, description="Steps without progress that make an episode stuck."
     )
+    selection_episodes: int = Field(
+        default=20, ge=0,
+        description="Episodes on selection seeds, held apart from the evaluation seeds: they "
+        "choose the run's final policy (the best iteration's) and keep out a code revision "
+        "that lowered its sub-action's reach rate (docs/design.md, keeping what a run won); "
+        "0: the last iteration is final and nothing is reverted.",
+    )  # fmt: skip
 
 
 class SandboxParams(_Section):

@@ -286,6 +286,11 @@ class Critique(Message):
         description="Filled by rlgpt, not the model: coded actions kept out of training "
         "because they failed validation, with the reason.",
     )
+    reverted: dict[str, str] = Field(
+        default_factory=dict,
+        description="Filled by rlgpt, not the model: coded actions whose revision lowered "
+        "their sub-action's reach rate on the selection episodes; the earlier code is kept.",
+    )
 
 
 class IterationRecord(Message):

@@ -28,7 +28,7 @@ _CURRENT: ContextVar[tuple[str, str] | None] = ContextVar(
 
 # Inputs added to a stage after runs were recorded: left out of its key while unset, so that
 # resuming such a run still finds its results.
-_LATER_INPUTS = frozenset({"previous"})
+_LATER_INPUTS = frozenset({"previous", "reverted"})
 # Params added after runs were recorded: left out of every key while at their default.
 _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("run", "critic"): True,
@@ -36,6 +36,7 @@ _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("run", "agents"): "two",
     ("train", "action_masking"): "off",
     ("scale", "candidates"): 1,
+    ("eval", "selection_episodes"): 20,
 }
 # Where a stage runs is not one of its inputs either (a sweep on Dask finds a sequential run's
 # results); only the number of candidates changes what a stage computes.

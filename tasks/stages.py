@@ -28,6 +28,7 @@ from rlgpt.messages import (
     RLConfig,
     ValidationReport,
 )  # fmt: skip
+from rlgpt.rl.evaluate import SELECTION_SEED_BASE
 from rlgpt.rl.evaluate import evaluate as run_evaluation
 from rlgpt.rl.train import TrainResult
 from rlgpt.rl.train import train as run_training
@@ -196,17 +197,39 @@ def evaluate(
     return report
 
 
+@stage("select", retries=1)
+def select(
+    ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
+    trained: TrainResult,
+) -> EvalReport:  # fmt: skip
+    """The policy on the selection episodes (eval.selection_episodes, seeds apart from the
+    evaluation's): what chooses the final policy and keeps out a harmful revision."""
+    params = ctx.params.eval.model_copy(update={"episodes": ctx.params.eval.selection_episodes})
+    report, _ = run_evaluation(
+        in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
+        params, ctx.params.run.seed, trained.samples, ctx.show_progress, ctx.params.sandbox,
+        seed_base=SELECTION_SEED_BASE,
+    )  # fmt: skip
+    finish(ctx, [write_model(ctx.layout.file(k, "selection.json"), report)])
+    return report
+
+
 @stage("critique", retries=2)
 def critique(
     ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
-    evaluation: EvalReport,
+    evaluation: EvalReport, reverted: dict[str, str] | None = None,
 ) -> Critique:  # fmt: skip
+    """The critic's verdict; `reverted` (rlgpt's, from the selection episodes) is recorded in
+    it, and a reverted action gets no fast-agent feedback this round: its earlier code stays."""
     threshold = ctx.params.run.success_threshold
     if ctx.params.run.critic:
         critic = CriticAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
         verdict = critic.critique(ctx.task, dec, validation, evaluation, threshold)
     else:
         verdict = withheld_critique(evaluation, threshold)
+    if reverted:
+        keep = {n: f for n, f in verdict.fast_feedback.items() if n not in reverted}
+        verdict = verdict.model_copy(update={"reverted": reverted, "fast_feedback": keep})
     finish(ctx, [write_model(ctx.layout.file(k, "critique.json"), verdict)])
     return verdict
 
@@ -230,7 +253,7 @@ def record_skills(
 def summarize_iteration(
     ctx: RunContext, k: int, outer: int, inner: int, dec: Decomposition,
     validation: ValidationReport, evaluation: EvalReport, verdict: Critique,
-    trained: TrainResult,
+    trained: TrainResult, selection: EvalReport | None = None,
 ) -> IterationSummary:  # fmt: skip
     usage = usage_of(sorted(ctx.layout.llm_dir(k).glob("*.json")), ctx.params.llm)
     valid = {a.name for a in validation.actions if a.ok}
@@ -250,6 +273,8 @@ def summarize_iteration(
         cost_usd=round(usage.cost_usd, 6),
         llm_calls=usage.calls,
         train_samples_per_s=round(trained.samples_per_s, 1),
+        selection_rate=selection.success_rate if selection is not None else None,
+        reverted=dict(verdict.reverted),
     )  # fmt: skip
 
 

@@ -177,6 +177,8 @@ def log_iteration(
         "n_coded": len(it.coded), "n_learned": len(it.learned),
         "train_samples_per_s": it.train_samples_per_s,
     }  # fmt: skip
+    if it.selection_rate is not None:
+        values["selection_rate"] = it.selection_rate
     if evaluation is not None:
         values |= {f"subgoal.{k}": v for k, v in evaluation.subgoal_rates.items()}
         values |= {"mean_episode_steps": evaluation.mean_episode_steps}

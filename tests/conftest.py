@@ -23,7 +23,7 @@ TINY = {
     "run": {"iterations": 2, "max_inner": 1, "success_threshold": 0.99},
     "train": {"sample_budget": 1200, "n_envs": 2,
               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}},
-    "eval": {"episodes": 3},
+    "eval": {"episodes": 3, "selection_episodes": 2},
     "sandbox": {"scenarios": 1, "scenario_steps": 40},
     "library": {"use": False, "add": False},  # tests/integration/test_library.py turns it on
 }  # fmt: skip

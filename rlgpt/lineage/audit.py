@@ -80,6 +80,7 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
             "sha256": sha256_file(policy) if policy.is_file() else None,
         },
         "evaluation": _json(it / "eval.json"),
+        "selection": _json(it / "selection.json"),  # eval.selection_episodes: chose the policy
         "critique": _json(it / "critique.json"),
         "library": _json(it / "library_used.json") or {},
         "candidates": _json(it / "candidates.json") or {},  # scale.candidates: all sampled
@@ -174,4 +175,10 @@ def render_text(result: dict[str, Any]) -> str:
         ev = ch["evaluation"] or {}
         lines.append(f"  evaluation: success {ev.get('success_rate')}, samples "
                      f"{ev.get('samples')}, dead loops {ev.get('dead_loop_ratio')}")  # fmt: skip
+        sel = ch.get("selection") or {}
+        if sel:
+            lines.append(f"  selection: success {sel.get('success_rate')} on "
+                         f"{sel.get('episodes')} episodes apart from the evaluation's")  # fmt: skip
+        for name, why in ((ch.get("critique") or {}).get("reverted") or {}).items():
+            lines.append(f"  reverted: {name}: {why}")
     return "\n".join(lines)

@@ -25,6 +25,8 @@ class IterationSummary(BaseModel):
     cost_usd: float = 0.0
     llm_calls: int = 0
     train_samples_per_s: float = 0.0
+    selection_rate: float | None = None  # success on the selection episodes (none: not run)
+    reverted: dict[str, str] = {}  # coded actions whose revision was kept out, and why
 
 
 class RunSummary(BaseModel):
@@ -33,7 +35,10 @@ class RunSummary(BaseModel):
     task: str
     world: str = "crafter"  # summaries written before worlds were all Crafter's
     llm: str
-    final_success_rate: float
+    final_success_rate: float  # the final policy's evaluation: the selected iteration's
+    selected_iteration: int | None = None  # whose policy is final (best on selection seeds)
+    last_success_rate: float | None = None  # the last iteration's evaluation, for comparison
+    final_policy: str | None = None  # the selected iteration's checkpoint, in the run dir
     iterations: list[IterationSummary]
     status: str = "complete"
     wall_s: float = 0.0
@@ -43,7 +48,7 @@ class RunSummary(BaseModel):
 
 _HEADER = (
     f"{'iter':>4} {'loop':>5}  {'coded':<38} {'learned':<20} {'valid':<7} "
-    f"{'samples':>8} {'success':>7} {'deadloop':>8}  critique"
+    f"{'samples':>8} {'success':>7} {'select':>6} {'deadloop':>8}  critique"
 )
 
 
@@ -58,8 +63,11 @@ def table_row(it: IterationSummary) -> str:
     critique = it.verdict + (f" ({', '.join(named)})" if named else "")
     if it.excluded:  # failed validation: kept out of training, and why
         critique += "; excluded: " + ", ".join(f"{n} ({c})" for n, c in it.excluded.items())
+    if it.reverted:  # a revision that lowered its reach rate: the earlier code stays
+        critique += "; reverted: " + ", ".join(it.reverted)
+    select = "-" if it.selection_rate is None else f"{it.selection_rate:.2f}"
     return (
         f"{it.iteration:>4} {it.outer:>2}.{it.inner:<2}  {coded:<38} {learned:<20} "
-        f"{it.validation:<7} {it.samples:>8} {it.success_rate:>7.2f} {it.dead_loop_ratio:>8.2f}"
-        f"  {critique}"
+        f"{it.validation:<7} {it.samples:>8} {it.success_rate:>7.2f} {select:>6} "
+        f"{it.dead_loop_ratio:>8.2f}  {critique}"
     )

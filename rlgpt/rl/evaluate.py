@@ -21,6 +21,9 @@ from rlgpt.rl.train import load_policy
 from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000
+# Selection episodes (eval.selection_episodes) play other worlds: what chooses a policy never
+# sees the episodes that report it.
+SELECTION_SEED_BASE = 2_000_000
 # A policy that is not a checkpoint (the coded actions chained by the plan, no RL): the action
 # for an observation, the last step's info and the env.
 Act = Callable[[np.ndarray, dict[str, Any], MacroActionWrapper], int]
@@ -53,9 +56,11 @@ def evaluate(
     checkpoint: Path | None, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
     coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
     show_progress: bool = True, sandbox: SandboxParams | None = None, act: Act | None = None,
+    seed_base: int = EVAL_SEED_BASE,
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
-    """Run params.episodes episodes on held-out seeds; the report and the episode table. The
-    policy is the checkpoint's, or `act` when given (then `checkpoint` is not read)."""
+    """Run params.episodes episodes on held-out seeds (from `seed_base`: the evaluation's, or
+    the selection's); the report and the episode table. The policy is the checkpoint's, or
+    `act` when given (then `checkpoint` is not read)."""
     env = make_env(
         task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox,
         train.action_masking,
@@ -78,9 +83,10 @@ def evaluate(
     reached: Counter[str] = Counter()
     traces: list[str] = []
     try:
-        bar = Progress(params.episodes, "eval", "episodes", enabled=show_progress)
+        what = "eval" if seed_base == EVAL_SEED_BASE else "select"
+        bar = Progress(params.episodes, what, "episodes", enabled=show_progress)
         for ep in range(params.episodes):
-            ep_seed = EVAL_SEED_BASE + seed * 10_000 + ep
+            ep_seed = seed_base + seed * 10_000 + ep
             obs, info = env.reset(seed=ep_seed)
             torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
             progress, steps, decisions, calls = _Progress(info, env.vitals), 0, 0, 0

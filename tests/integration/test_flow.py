@@ -32,11 +32,16 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
     for it in its:
         assert it["samples"] >= 1200
         assert 0.0 <= it["success_rate"] <= 1.0 and 0.0 <= it["dead_loop_ratio"] <= 1.0
-    assert summary["final_success_rate"] == its[-1]["success_rate"]
+    # the final policy is the best iteration's on the selection episodes (the latest on a tie)
+    best = max(its, key=lambda i: (i["selection_rate"], i["iteration"]))
+    assert summary["selected_iteration"] == best["iteration"]
+    assert summary["final_success_rate"] == best["success_rate"]
+    assert summary["last_success_rate"] == its[-1]["success_rate"]
+    assert summary["final_policy"] == f"iter_{best['iteration']}/train/policy.zip"
 
     it1 = root / "iter_1"
     for name in ("decomposition.json", "validation.json", "rl_config.json", "eval.json",
-                 "critique.json", "episodes.parquet", "train/policy.zip"):  # fmt: skip
+                 "selection.json", "critique.json", "episodes.parquet", "train/policy.zip"):  # fmt: skip
         assert (it1 / name).is_file(), name
     assert (it1 / "actions" / "place_table.py").read_text().startswith("def place_table(view)")
     exchanges = sorted((it1 / "llm").glob("*.json"))
