@@ -41,7 +41,8 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
 
     it1 = root / "iter_1"
     for name in ("decomposition.json", "validation.json", "rl_config.json", "eval.json",
-                 "selection.json", "critique.json", "episodes.parquet", "train/policy.zip"):  # fmt: skip
+                 "selection.json", "critique.json", "episodes.parquet",
+                 "train/policy.zip"):  # fmt: skip
         assert (it1 / name).is_file(), name
     assert (it1 / "actions" / "place_table.py").read_text().startswith("def place_table(view)")
     exchanges = sorted((it1 / "llm").glob("*.json"))
