@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_methods import METHODS, ROOT, ppo, pure_code, rlgpt  # noqa: E402
+from paper_methods import LOOP_MASKING, METHODS, ROOT, ppo, pure_code, rlgpt  # noqa: E402
 from paper_report import write_results  # noqa: E402
 
 EXPERIMENT = "rlgpt-paper"
@@ -50,14 +50,28 @@ class Config:
     budgets: dict[str, int] = field(default_factory=dict)
     methods: tuple[str, ...] = tuple(METHODS)
     llm: dict[str, Any] = field(default_factory=lambda: {"backend": "offline"})
+    deep: dict[str, int] = field(default_factory=dict)  # task -> its own number of iterations
+    only: dict[str, list[str]] = field(default_factory=dict)  # task -> the methods run on it
+
+    def iterations_for(self, task: str) -> int:
+        return self.deep.get(task, self.iterations)
+
+    def methods_for(self, task: str) -> list[str]:
+        return [m for m in self.methods if m in self.only.get(task, self.methods)]
 
 
-# Budgets sized so the full protocol (3 seeds x 4 learning methods) runs in about 1.5 hours on
-# this 2-core machine; benchmarks/tech_tree.py measures the deep tasks at 1M samples.
-FULL = Config("full", 3, 30, 4, {
-    "place_table": 20_000, "make_wood_pickaxe": 40_000, "make_stone_pickaxe": 60_000,
-    "place_furnace": 60_000, "make_iron_pickaxe": 120_000,
-})  # fmt: skip
+# The shallow tasks at budgets where the loop converges, the deep ones at 1M samples in five
+# iterations (the tech-tree benchmark's budgets), where every step must be coded; on those the
+# critic and one-agent ablations are not run (the offline author plans them whole at once).
+DEEP = ("make_iron_pickaxe", "collect_diamond")
+FULL = Config(
+    "full", 3, 30, 4,
+    {"place_table": 20_000, "make_wood_pickaxe": 40_000, "make_stone_pickaxe": 60_000,
+     "place_furnace": 60_000, "make_iron_pickaxe": 1_000_000, "collect_diamond": 1_000_000},
+    deep={t: 5 for t in DEEP},
+    only={t: ["pure_rl", "pure_code", "reward_only", "rlgpt", "masks_recipes", "masks_off"]
+          for t in DEEP},
+)  # fmt: skip
 QUICK = Config("quick", 2, 20, 2, {
     "place_table": 12_000, "make_wood_pickaxe": 30_000, "make_stone_pickaxe": 40_000,
     "place_furnace": 40_000, "make_iron_pickaxe": 40_000,
@@ -70,21 +84,23 @@ def run_job(
 ) -> dict[str, Any]:  # fmt: skip
     """One job, in this process."""
     budget, out = cfg.budgets[task], work / f"{method}-{task}-s{seed}"
+    iterations = cfg.iterations_for(task)
     if method == "pure_code":
         return pure_code(task, seed, cfg.episodes)
     if method in ("pure_rl", "reward_only"):
-        return ppo(task, seed, budget, cfg.iterations, cfg.episodes, method == "reward_only", out)
-    if method in ("rlgpt", "no_critic", "one_agent"):
+        return ppo(task, seed, budget, iterations, cfg.episodes, method == "reward_only", out)
+    if method in LOOP_MASKING:
         agents = "one" if method == "one_agent" else "two"
-        return rlgpt(task, seed, budget, cfg.iterations, cfg.episodes, method != "no_critic",
-                     out, tracking | {"experiment": EXPERIMENT}, cfg.llm, agents)  # fmt: skip
+        return rlgpt(task, seed, budget, iterations, cfg.episodes, method != "no_critic",
+                     out, tracking | {"experiment": EXPERIMENT}, cfg.llm, agents,
+                     LOOP_MASKING[method])  # fmt: skip
     raise ValueError(f"no job for method {method}")
 
 
 def protocol(cfg: Config, task: str) -> dict[str, Any]:
     """What a job's record was measured under: a rerun reuses it only under the same."""
     return {"budget": cfg.budgets[task], "episodes": cfg.episodes,
-            "iterations": cfg.iterations, "llm": cfg.llm}  # fmt: skip
+            "iterations": cfg.iterations_for(task), "llm": cfg.llm}  # fmt: skip
 
 
 def skipped(cfg: Config, method: str) -> str | None:
@@ -116,7 +132,7 @@ class Tracker:
             self.c.log_batch(self.parent, params=_params(cfg))
 
     def job(self, method: str, task: str, seed: int, rec: dict[str, Any]) -> None:
-        if method in ("rlgpt", "no_critic", "one_agent"):
+        if method in LOOP_MASKING:
             return  # the rlgpt run logs itself, nested under the parent (tracking.parent_run)
         from mlflow.entities import Metric, Param
 
@@ -186,7 +202,7 @@ def run_all(
     tracker = Tracker(uri, work, cfg)
     tracking = {"mlflow_uri": uri, "parent_run": tracker.parent}
     order = sorted(cfg.budgets, key=lambda t: cfg.budgets[t])  # cheap tasks finish first
-    todo = [(m, t, s) for t in order for s in range(cfg.seeds) for m in cfg.methods
+    todo = [(m, t, s) for t in order for s in range(cfg.seeds) for m in cfg.methods_for(t)
             if not skipped(cfg, m)]  # fmt: skip
     records: list[dict[str, Any]] = []
     t0, done, lock = time.perf_counter(), 0, threading.Lock()
@@ -283,7 +299,8 @@ def configure(args: argparse.Namespace) -> Config:
         unknown = [t for t in tasks if t not in cfg.budgets]
         if unknown:
             sys.exit(f"paper: unknown task(s) {unknown}; choose from {list(cfg.budgets)}")
-        cfg = replace(cfg, budgets={t: cfg.budgets[t] for t in tasks})
+        cfg = replace(cfg, budgets={t: cfg.budgets[t] for t in tasks},
+                      deep={t: n for t, n in cfg.deep.items() if t in tasks})  # fmt: skip
     if args.methods:
         methods = tuple(args.methods.split(","))
         unknown = [m for m in methods if m not in METHODS]

@@ -27,7 +27,13 @@ METHODS: dict[str, str] = {
     "no_critic": "the full loop with the critic's feedback withheld (run.critic: false)",
     "reward_only": "PPO on the 17 primitives, every plan step's achievement as a reward term",
     "one_agent": "one prompt playing planner and coder",
+    "masks_recipes": "the full loop with recipe masks only (train.action_masking: recipes)",
+    "masks_off": "the full loop without action masks (train.action_masking: off): plain PPO "
+    "over the enlarged action space",
 }
+# The loop's variants, and the train.action_masking each runs with ("" keeps params.yaml's).
+LOOP_MASKING = {"rlgpt": "", "no_critic": "", "one_agent": "", "masks_recipes": "recipes",
+                "masks_off": "off"}  # fmt: skip
 
 
 def _plan(task: str, world: str = "crafter") -> tuple[Any, list[tuple[str, int]], Any]:
@@ -124,14 +130,17 @@ def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> di
 
 def rlgpt(
     task: str, seed: int, budget: int, iterations: int, episodes: int, critic: bool, out: Path,
-    tracking: dict[str, Any], llm: dict[str, Any], agents: str = "two",
+    tracking: dict[str, Any], llm: dict[str, Any], agents: str = "two", masking: str = "",
 ) -> dict[str, Any]:  # fmt: skip
     """`rlgpt run` with params.yaml as it is but the benchmark's budget (split over the
-    iterations), evaluation episodes, critic switch, LLM and tracking store; no skill library,
-    so every run starts from the same knowledge."""
+    iterations), evaluation episodes, critic switch, masks, LLM and tracking store; no skill
+    library, so every run starts from the same knowledge. Its success is the run's final
+    (selected) policy's, what a user gets; its points are every iteration's."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["run"] |= {"task": task, "iterations": iterations, "runs_dir": str(out / "runs"),
                       "critic": critic, "seed": seed, "agents": agents}  # fmt: skip
+    if masking:
+        params["train"]["action_masking"] = masking
     params["train"]["sample_budget"] = budget // iterations
     params["eval"]["episodes"] = episodes
     params["tracking"] |= tracking
@@ -160,7 +169,10 @@ def rlgpt(
         points.append({"samples": samples, "success": it["success_rate"],
                        "dead_loop": it["dead_loop_ratio"], "deaths": ends.get("death", 0.0),
                        "coded": it["coded"], "verdict": it["verdict"]})  # fmt: skip
-    return _record(points, samples, first, t0) | {"run_dir": str(run_dir)}
+    final = {"success": summary["final_success_rate"],
+             "selected_iteration": summary.get("selected_iteration"),
+             "last_success": points[-1]["success"], "run_dir": str(run_dir)}  # fmt: skip
+    return _record(points, samples, first, t0) | final
 
 
 def _record(

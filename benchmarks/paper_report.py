@@ -13,11 +13,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from paper_methods import METHODS  # noqa: E402
 
-CURVED = ("pure_rl", "reward_only", "rlgpt", "no_critic", "one_agent")  # methods that learn
-LOOP = ("rlgpt", "no_critic", "one_agent")  # methods with iterations
+LOOP = ("rlgpt", "no_critic", "one_agent", "masks_recipes", "masks_off")  # with iterations
+CURVED = ("pure_rl", "reward_only", *LOOP)  # methods that learn
 COLORS = {
     "pure_rl": "tab:red", "reward_only": "tab:orange", "rlgpt": "tab:blue",
     "no_critic": "tab:purple", "pure_code": "tab:green", "one_agent": "tab:brown",
+    "masks_recipes": "tab:cyan", "masks_off": "tab:gray",
 }  # fmt: skip
 # The paper's figures (RL-GPT, NeurIPS 2024, MineDojo), each beside the comparison we make.
 PAPER = {
@@ -25,6 +26,21 @@ PAPER = {
     "critic": ("critic vs none", "crafting table 0.52 without, 0.65 with", "no_critic", "rlgpt"),
     "reward": ("action space vs reward", "0.418 reward variant vs 0.585", "reward_only", "rlgpt"),
     "agents": ("two agents vs one", "0.34 one agent vs 0.52 two", "one_agent", "rlgpt"),
+}
+
+
+# What the offline author (not a model: it plans from the recipe graph and writes from a
+# reference library, never a model's mistakes) can and cannot show about each claim.
+AUTHOR_SHOWS = {
+    "pure_rl": "can show what coded actions add to PPO; its code is the reference library's, "
+    "so a model's (which validation must first repair) would add less",
+    "critic": "can show what the bottleneck list does to the next plan; not how good a "
+    "model's critique is",
+    "reward": "can show the same knowledge as inserted actions vs as reward terms",
+    "agents": "cannot show it: it plays both roles from one recipe graph, so one agent gives "
+    "the same answers as two; needs a model (here: a scripted one that makes mistakes)",
+    "iterations": "can show iterations revising plan and code toward what the critic names; "
+    "a model's revisions can also make things worse (a revision that does is reverted)",
 }
 
 
@@ -157,7 +173,7 @@ def _plots(out: Path, records: list[dict[str, Any]], cfg: Any) -> list[Path]:
                 ax.errorbar(xs, [statistics.fmean(v) for v in ys], yerr=[_sd(v) for v in ys],
                             marker="o", capsize=3, color=COLORS[m], label=m)  # fmt: skip
             ax.set(title=task, xlabel="iteration", ylim=(-0.05, 1.05))
-            ax.set_xticks(range(1, cfg.iterations + 1))
+            ax.set_xticks(range(1, cfg.iterations_for(task) + 1))
         axes[0][0].set_ylabel(label)
         axes[0][-1].legend(fontsize=7)
         paths.append(_save(fig, out / name))
@@ -204,21 +220,24 @@ def claims(summary: dict[str, Any], skips: dict[str, str]) -> dict[str, dict[str
 
 
 def iterations_claim(records: list[dict[str, Any]], cfg: Any) -> dict[str, Any]:
-    """The loop's first iteration against its last (mean over tasks of the mean over seeds)."""
+    """The loop's first iteration against what a user gets at the end: the run's final policy
+    (the best iteration's on the selection episodes), mean over tasks of the mean over seeds."""
     what, paper = "iterations help", "0.26 -> 0.56 -> 0.65 over iterations"
     firsts, lasts = [], []
     for task in cfg.budgets:
-        ys = _by_point(records, task, "rlgpt", "success")
-        if len(ys) > 1:
-            firsts.append(statistics.fmean(ys[0]))
-            lasts.append(statistics.fmean(ys[-1]))
+        rows = [r for r in records if r["task"] == task and r["method"] == "rlgpt"
+                and len(r.get("points", [])) > 1]  # fmt: skip
+        if rows:
+            firsts.append(statistics.fmean(r["points"][0]["success"] for r in rows))
+            lasts.append(statistics.fmean(r["success"] for r in rows))
     if not firsts:
         return {"claim": what, "paper": paper, "reproduced": None,
                 "note": "not run (the loop needs two iterations or more)"}  # fmt: skip
     lo, hi = statistics.fmean(firsts), statistics.fmean(lasts)
     note = (f"{'direction reproduced' if hi > lo else 'direction NOT reproduced'}: "
-            f"rlgpt {lo:.2f} after its first iteration, {hi:.2f} after its last (mean of "
-            f"{len(firsts)} task(s); the loop stops once it reaches the threshold)")  # fmt: skip
+            f"rlgpt {lo:.2f} after its first iteration, {hi:.2f} for its final (selected) "
+            f"policy (mean of {len(firsts)} task(s) the loop took more than one iteration on; "
+            "it stops once it reaches the threshold)")  # fmt: skip
     return {"claim": what, "paper": paper, "first": round(lo, 3), "last": round(hi, 3),
             "reproduced": hi > lo, "note": note}  # fmt: skip
 
@@ -238,6 +257,27 @@ def _reading(c: dict[str, Any]) -> str:
     }[c["beyond_spread"]]
     means = f"{names[1]} {hi:.2f} vs {names[0]} {lo:.2f} (mean of {c['tasks']} task(s))"
     return f"{verdict}: {means}; {noise}"
+
+
+def _relative(text: str) -> str:
+    """`text` with the project's own absolute path left out: no machine's path in a committed
+    file."""
+    root = str(Path(__file__).resolve().parents[1])
+    return text.replace(root + "/", "").replace(root, ".")
+
+
+def _versus(summary: dict[str, Any], a: str, b: str, title: str, what: str) -> list[str]:
+    """Per task: method `a` against `b` (mean over seeds) and the difference."""
+    rows = [(t, ms[a]["success"], ms[b]["success"]) for t, ms in summary.items()
+            if a in ms and b in ms and ms[a]["success"] and ms[b]["success"]]  # fmt: skip
+    if not rows:
+        return []
+    out = ["", f"## {title}", "", f"{what[0].upper()}{what[1:]}.", "",
+           f"| task | {a} | {b} | difference |", "|---|---|---|---|"]  # fmt: skip
+    for task, xs, ys in rows:
+        diff = statistics.fmean(xs) - statistics.fmean(ys)
+        out.append(f"| {task} | {_fmt(xs)} | {_fmt(ys)} | {diff:+.2f} |")
+    return out
 
 
 def _grid(cfg: Any, summary: dict[str, Any]) -> list[str]:
@@ -286,20 +326,32 @@ def _markdown(
         "Written by `benchmarks/paper.py` from its job records; do not edit by hand.", "",
         f"- Budgets (primitive env steps, all iterations): {budgets}",
         f"- Seeds: {cfg.seeds}; evaluation episodes per point: {cfg.episodes} (the same "
-        f"held-out seeds for every method); loop iterations: {cfg.iterations} (the PPO "
+        f"held-out seeds for every method); loop iterations: {cfg.iterations}"
+        + "".join(f", {t} {n}" for t, n in cfg.deep.items()) + " (the PPO "
         "baselines are evaluated at the same sample points)",
         f"- Author: {cfg.llm.get('backend')} {cfg.llm.get('model', '')}".rstrip(),
         f"- Machine: {machine}; the jobs ran {_compute(records) / 60:.0f} min in all "
         f"(`--jobs` at once); this invocation took {wall / 60:.1f} min (recorded jobs are "
         "not run again)",
-        f"- MLflow: `{uri}`, experiment `rlgpt-paper`, parent run `{parent}`", "",
+        f"- MLflow: `{_relative(uri)}`, experiment `rlgpt-paper`, parent run `{parent}`", "",
         "## Methods", "",
         *[f"- **{m}**: {METHODS[m]}" + (f" — *{skips[m]}*" if m in skips else "")
           for m in cfg.methods],
-        "", "## Paper vs here", "", "| claim | paper | here |", "|---|---|---|",
-        *[f"| {c['claim']} | {c['paper']} | {_reading(c)} |" for c in found.values()],
+        "", "## Paper vs here", "",
+        "| claim | paper | here | what the offline author can and cannot show |",
+        "|---|---|---|---|",
+        *[f"| {c['claim']} | {c['paper']} | {_reading(c)} | {AUTHOR_SHOWS.get(k, '')} |"
+          for k, c in found.items()],
         "", "## Success rate at the budget (mean ± sd over seeds)", "",
+        "The loop's figure is its final policy's: the best iteration's on selection episodes "
+        "held apart from the evaluation's.", "",
         *_grid(cfg, summary),
+        *_versus(summary, "rlgpt", "pure_code", "What RL adds over the skills alone",
+                 "the loop's policy against the same coded actions called in plan order"),
+        *_versus(summary, "rlgpt", "masks_recipes", "What the plan masks contribute",
+                 "plan masks (the default) against recipe masks only"),
+        *_versus(summary, "rlgpt", "masks_off", "What masks contribute at all",
+                 "plan masks against none (plain PPO over the enlarged action space)"),
         "", "## Per task (final point; mean ± sd over seeds)", "",
         "| task | method | success | samples used | samples to first success | dead-loop "
         "| wall s per job |",

@@ -26,7 +26,7 @@ def _paper(
         sys.executable, "benchmarks/paper.py", "--quick", "--tasks", "place_table", "--seeds", "1",
         "--episodes", "3", "--budget-scale", "0.25", "--out", str(tmp_path / "results"),
         "--work", str(tmp_path / "work"), "--mlflow-uri", f"sqlite:///{tmp_path}/mlflow.db",
-        *extra,
+        "--methods", "pure_rl,pure_code,rlgpt,no_critic,reward_only,one_agent,masks_off", *extra,
     ]  # fmt: skip
     return subprocess.run(cmd, cwd=REPO, env=cli_env, capture_output=True, text=True, timeout=900)
 
@@ -53,7 +53,8 @@ def test_every_method_runs_and_the_files_and_json_line_come_out(miniature):
         assert (out / f"{name}.png").read_bytes().startswith(PNG)
     assert headline["label"] == "quick-custom" and headline["failed_jobs"] == 0
     rates = headline["success"]["place_table"]
-    assert set(rates) == {"pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only"}
+    assert set(rates) == {"pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only",
+                          "masks_off"}  # fmt: skip
     assert rates["pure_code"] >= 2 / 3  # the reference skills place a table
     assert headline["claims"]["agents"] is None  # one agent needs a real model
     claims = ("pure_rl", "critic", "reward", "iterations")
@@ -67,6 +68,10 @@ def test_every_method_runs_and_the_files_and_json_line_come_out(miniature):
     md = (out / "results.md").read_text()
     assert "QUICK-CUSTOM RUN" in md and "skipped: needs a real model" in md
     assert "| place_table | rlgpt | 2 |" in md and "![success_vs_samples]" in md
+    assert "## What RL adds over the skills alone" in md and "## What masks contribute" in md
+    assert str(REPO) not in md, "no machine path in a committed file"
+    off = tmp / "work" / "masks_off-place_table-s0" / "runs" / "masks_off-place_table-s0"
+    assert json.loads((off / "params.yaml").read_text())["train"]["action_masking"] == "off"
 
 
 def test_the_critic_ablation_withholds_every_critique(miniature):
