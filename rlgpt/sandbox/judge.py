@@ -6,9 +6,9 @@ A call is judged whole, not only at the moment of its effect (docs/design.md, Va
 - where its precondition holds: the achievement it is named after rises at most once per call
   (`repeated_effect`), and after the effect the call ends within `end_steps` steps (`no_end`);
   in a met state of the plain layout the effect must happen in a share of them (`no_action`,
-  `no_effect`), in a state that must show it, there (`no_effect`), and in the others (dusk,
-  night, low vitals, the target never seen) it may run out its budget but must not return
-  without it (`gave_up`);
+  `no_effect`); in a state from later in an episode it must not return without it
+  (`gave_up`), and where that state must show it (a hostile near, a hazard on the way, the
+  target remembered), running out its budget without it is `no_effect`;
 - where it does not hold: it ends within `unmet_steps` steps and never yields its own craft or
   place action (`unmet_precondition`).
 """
@@ -96,8 +96,8 @@ def _whole_call(
     """After its effect: the effect once, and an end within `end_steps` steps."""
     if run.rises > 1:
         return "repeated_effect", (
-            f"'{ach}' rose {run.rises} times in one call {where}: one call reaches it once and "
-            f"returns (the policy calls it again for more)"
+            f"'{ach}' rose again in the same call {where} (at step {len(run.taken)}): one call "
+            f"reaches it once and returns (the policy calls it again for more)"
         )
     if run.effect_at is not None and not run.ended:
         after = len(run.taken) - run.effect_at
@@ -129,13 +129,13 @@ def _met(run: Run, ach: str | None, where: str) -> tuple[str | None, str]:
     spec, n = run.spec, len(run.taken)
     if run.effect:
         return None, "effect reached"
+    if spec.state and run.ended:
+        return "gave_up", (
+            f"returned after {n} steps without '{ach}' {where} ({spec.describe()}), where its "
+            f"precondition held: keep going (search, walk round, fight, shelter and wait) "
+            f"until the effect or the end of its step budget"
+        )
     if spec.effect == "optional":
-        if run.ended:
-            return "gave_up", (
-                f"returned after {n} steps without '{ach}' {where} ({spec.describe()}), where "
-                f"its precondition held: keep going (search, walk round, shelter and wait) "
-                f"until the effect or the end of its step budget"
-            )
         return None, f"still acting after {n} steps (its budget): allowed here"
     if run.ended and n == 0:
         return "no_action", f"returned without acting {where}, although its precondition held"
@@ -170,8 +170,9 @@ def verdict(
     failed = [o for o in outcomes if not o.ok]
     first = next((o for o in failed if o.error_kind in FATAL or o.error_kind == "no_action"), None)
     effects = sum(1 for o in share if o.effect)
-    if first is None and share and effects < required:
-        first = next(o for o in share if not o.effect)
+    missed = next((o for o in share if not o.effect), None)  # none: cut short before the rest
+    if first is None and missed is not None and effects < required:
+        first = missed
         detail = "; ".join(o.message for o in share if not o.effect)
         message = (f"its effect happened in {effects} of {len(share)} scenarios where its "
                    f"precondition held, needs {required}: {detail}")  # fmt: skip
