@@ -1,7 +1,7 @@
 # sub-action: collect_drink
 # budget: 80
 # expect: exception
-# mistake: takes the nearest water in view or memory without checking that any was seen, so where none was it indexes an empty list
+# mistake: takes the nearest water seen without checking that any was: an empty list indexed
 # ruff: noqa: F821
 def collect_drink(view):
     """Drink from the nearest water, in view or remembered."""

@@ -1,7 +1,7 @@
 # sub-action: collect_iron
 # budget: 80
 # expect: timeout
-# mistake: retries go_to until it succeeds; with no iron seen go_to returns at once without a step, so the loop spins
+# mistake: retries go_to until it succeeds; with no iron seen go_to returns at once: a spin
 # ruff: noqa: F821
 def collect_iron(view):
     """Mine iron with the stone pickaxe."""

@@ -1,7 +1,7 @@
 # sub-action: collect_wood
 # budget: 80
 # expect: unsafe_step
-# mistake: walks straight at the nearest tree with its own moves (x first, then y), never looking at what lies on the way
+# mistake: walks straight at the nearest tree (x, then y), blind to what lies on the way
 # ruff: noqa: F821
 def collect_wood(view):
     """Walk straight to the nearest tree and chop it."""

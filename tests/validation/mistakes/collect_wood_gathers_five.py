@@ -1,7 +1,7 @@
 # sub-action: collect_wood
 # budget: 80
 # expect: repeated_effect
-# mistake: collects until it holds five wood (a table and a pickaxe), raising collect_wood again and again in one call
+# mistake: collects until it holds five wood, raising collect_wood again and again in one call
 # ruff: noqa: F821
 def collect_wood(view):
     """Collect enough wood for a table and a pickaxe."""

@@ -1,7 +1,7 @@
 # sub-action: collect_wood
 # budget: 80
 # expect: gave_up
-# mistake: returns as soon as daylight drops, so at dusk the call does nothing and the policy learns nothing from it
+# mistake: returns as soon as daylight drops: at dusk the call does nothing
 # ruff: noqa: F821
 def collect_wood(view):
     """Chop a tree; too dangerous once it gets dark."""

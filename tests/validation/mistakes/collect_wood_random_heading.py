@@ -1,7 +1,7 @@
 # sub-action: collect_wood
 # budget: 80
 # expect: invalid_action
-# mistake: with no tree in sight it yields a random key of MOVES, an offset, instead of the move's name
+# mistake: with no tree in sight it yields a random key of MOVES (an offset), not a name
 # ruff: noqa: F821
 import random
 

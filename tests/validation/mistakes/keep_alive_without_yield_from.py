@@ -1,7 +1,7 @@
 # sub-action: collect_sapling
 # budget: 80
 # expect: api_misuse
-# mistake: calls the survival skill keep_alive(view) like a function, so it never drinks, eats or shelters
+# mistake: calls the survival skill keep_alive(view) like a function: it never runs
 # ruff: noqa: F821
 def collect_sapling(view):
     """Collect a sapling from grass, staying alive."""

@@ -1,7 +1,7 @@
 # sub-action: make_stone_pickaxe
 # budget: 80
 # expect: unmet_precondition
-# mistake: checks only the wood, so without stone it walks to the table and tries the craft twice before giving up
+# mistake: checks only the wood: without stone it walks to the table and tries twice
 # ruff: noqa: F821
 def make_stone_pickaxe(view):
     """Make a stone pickaxe at the table (wood and stone)."""

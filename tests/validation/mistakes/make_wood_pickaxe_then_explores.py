@@ -1,7 +1,7 @@
 # sub-action: make_wood_pickaxe
 # budget: 80
 # expect: no_end
-# mistake: once the pickaxe is made it keeps walking to find stone for the next tool instead of returning
+# mistake: once the pickaxe is made it walks on to find stone instead of returning
 # ruff: noqa: F821
 def make_wood_pickaxe(view):
     """Make a wood pickaxe at a table, then head for stone."""

@@ -1,7 +1,7 @@
 # sub-action: place_stone
 # budget: 80
 # expect: unmet_precondition
-# mistake: tries to place a stone before looking at the inventory and returns only when that did nothing
+# mistake: tries to place a stone before looking at the inventory, then returns
 # ruff: noqa: F821
 def place_stone(view):
     """Place a stone in front of the player."""

@@ -1,7 +1,7 @@
 # sub-action: place_table
 # budget: 80
 # expect: no_end
-# mistake: after the table stands it goes on to scout for trees for the next recipe, so the call never ends after its effect
+# mistake: after the table stands it scouts for trees for the next recipe, never ending
 # ruff: noqa: F821
 def place_table(view):
     """Place a crafting table, then look around for more trees."""

@@ -1,7 +1,7 @@
 # sub-action: collect_wood
 # budget: 80
 # expect: api_misuse
-# mistake: keeps its helpers in a list and calls each one, so the survival skills it calls are never driven with yield from
+# mistake: calls its survival helpers from a list, never driving them with yield from
 # ruff: noqa: F821
 def collect_wood(view):
     """Chop a tree, with the survival checks first."""

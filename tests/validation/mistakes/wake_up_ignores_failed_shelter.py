@@ -1,7 +1,7 @@
 # sub-action: wake_up
 # budget: 80
 # expect: died
-# mistake: tries to wall itself in but sleeps in the open when that fails (no pickaxe), night or day; asleep, a zombie's blow costs 7 health
+# mistake: sleeps in the open when the shelter fails (no pickaxe): asleep, a zombie kills
 # ruff: noqa: F821
 def wake_up(view):
     """Wall the player in for the night, then sleep until rested."""
