@@ -131,9 +131,9 @@ def _met(run: Run, ach: str | None, where: str) -> tuple[str | None, str]:
         return None, "effect reached"
     if spec.state and run.ended:
         return "gave_up", (
-            f"returned after {n} steps without '{ach}' {where} ({spec.describe()}), where its "
-            f"precondition held: keep going (search, walk round, fight, shelter and wait) "
-            f"until the effect or the end of its step budget"
+            f"returned after {n} steps without '{ach}' {where}, a state from later in an "
+            f"episode where its precondition held: keep going (search, walk round, fight, "
+            f"shelter and wait) until the effect or the end of its step budget"
         )
     if spec.effect == "optional":
         return None, f"still acting after {n} steps (its budget): allowed here"
