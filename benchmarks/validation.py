@@ -3,7 +3,9 @@ effect checks) against a baseline measured in the same run, the same code run fo
 from fresh worlds (what validation did before it checked effects).
 
 Every reference action of the offline author is validated, one per achievement (and the revised
-make_* variant). Ends with one JSON line.
+make_* variant), after one untimed validation that pays the process's one-off start costs
+(imports, textures). The target is on the mean, as the issue that set it says (docs/design.md,
+Validation). Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def main() -> None:
         actions.append(write_action(ach, budget))
         if ach.startswith("make_"):
             actions.append(write_action(ach, budget, revised=True))
+    _timed(actions[0], params)  # warm-up, untimed: the first call loads what all share
     full, base, counts = [], [], []
     print(f"{'action':<22} {'scenarios':>9} {'steps':>6} {'full s':>7} {'base s':>7}  ok")
     for act in actions:
@@ -59,13 +62,13 @@ def main() -> None:
     ratio = mean / statistics.mean(base)
     print(f"validation: {mean:.2f} s per action on average, {worst:.2f} s at most "
           f"({statistics.mean(counts):.1f} scenarios each); safety-only baseline "
-          f"{statistics.mean(base):.2f} s; ratio {ratio:.2f}x; target < {TARGET_S} s: "
-          f"{'met' if worst < TARGET_S else 'MISSED'}")  # fmt: skip
+          f"{statistics.mean(base):.2f} s; ratio {ratio:.2f}x; target < {TARGET_S} s on "
+          f"average: {'met' if mean < TARGET_S else 'MISSED'}")  # fmt: skip
     print(json.dumps({
         "actions": len(actions), "mean_s_per_action": round(mean, 3),
         "max_s_per_action": round(worst, 3), "mean_scenarios": round(statistics.mean(counts), 2),
         "baseline_mean_s_per_action": round(statistics.mean(base), 3), "ratio": round(ratio, 3),
-        "under_target": worst < TARGET_S,
+        "under_target": mean < TARGET_S,
     }))  # fmt: skip
 
 

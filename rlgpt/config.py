@@ -200,6 +200,13 @@ class SandboxParams(_Section):
         default=150, ge=1, description="Steps per state for an action not named after an "
         "achievement (no effect to check; containment only).",
     )  # fmt: skip
+    end_steps: int = Field(
+        default=8, ge=1, description="After its effect, an action must end within these steps."
+    )
+    episode_states: bool = Field(
+        default=True, description="Also run states from later in an episode (dusk, night, low "
+        "food and drink, a hostile near, lava on the way, the target out of view).",
+    )  # fmt: skip
 
     def required_effects(self, n: int) -> int:
         """How many of n met scenarios must show the effect."""

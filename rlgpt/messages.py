@@ -164,6 +164,28 @@ class Scenario(Message):
     front: str | None = Field(default=None, description="Material put in the faced cell.")
     max_steps: int = Field(gt=0, description="Primitive steps the action may take here.")
     missing: str = Field(default="", description="What is withheld (unmet scenarios).")
+    state: str = Field(
+        default="", description="Which state of a later episode it is ('' for the plain layout): "
+        "dusk, night, low_vitals, hostile, hazard, remembered or unseen.",
+    )  # fmt: skip
+    effect: Literal["share", "required", "optional"] = Field(
+        default="share", description="Where the precondition holds: the effect counts toward "
+        "sandbox.min_effect_share (share), must happen here (required), or may not happen "
+        "within the budget, but the action must not return without it (optional).",
+    )  # fmt: skip
+    daylight: float | None = Field(
+        default=None, description="Daylight the state starts at (None: the seed's first step)."
+    )
+    hostiles: dict[str, tuple[int, int]] = Field(
+        default_factory=dict, description="Hostile creature -> (dx, dy) from the player."
+    )
+    hazards: dict[str, list[tuple[int, int]]] = Field(
+        default_factory=dict, description="Hazard material (lava, water) -> cells (dx, dy)."
+    )
+    memory: Literal["view", "remembered", "unseen"] = Field(
+        default="view", description="Where the target or first station is: in view; out of "
+        "view but seen earlier this episode (remembered); or nowhere seen (unseen: search).",
+    )  # fmt: skip
 
     def describe(self) -> str:
         """One line for feedback: where the action started."""
@@ -175,6 +197,14 @@ class Scenario(Message):
             parts.append(f"{self.target} at {self.target_at}")
         if self.front:
             parts.append(f"facing {self.front}")
+        if self.daylight is not None:
+            parts.append(f"daylight {self.daylight:.2f}")
+        parts += [f"{k} at {xy}" for k, xy in self.hostiles.items()]
+        parts += [f"{k} at {', '.join(map(str, cells))}" for k, cells in self.hazards.items()]
+        if self.memory == "remembered":
+            parts.append("out of view, seen earlier this episode")
+        elif self.memory == "unseen":
+            parts.append(f"no {self.target} seen yet")
         if self.missing:
             parts.append(f"missing {self.missing}")
         return ", ".join(parts)
@@ -182,7 +212,8 @@ class Scenario(Message):
 
 ErrorKind = Literal[
     "syntax", "gate", "signature", "api_misuse", "invalid_action", "exception", "timeout",
-    "crash", "no_action", "no_effect", "unmet_precondition",
+    "crash", "no_action", "no_effect", "unmet_precondition", "unsafe_step", "died",
+    "repeated_effect", "no_end", "gave_up",
 ]  # fmt: skip
 
 

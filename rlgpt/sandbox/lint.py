@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import difflib
 
+from rlgpt.sandbox.driven import add_yield_from
 from rlgpt.sandbox.gate import GateError
 from rlgpt.worlds.base import LintFacts
 
@@ -49,11 +50,7 @@ def _check_call(node: ast.Call, parent: ast.AST | None, facts: LintFacts) -> Non
     func = node.func
     driven = isinstance(parent, ast.YieldFrom)
     if isinstance(func, ast.Name) and func.id in facts.generator_skills and not driven:
-        raise GateError(
-            "api_misuse",
-            f"line {line}: {func.id}(...) is a generator and does nothing unless driven: "
-            f"write `result = yield from {func.id}(view, ...)`",
-        )
+        raise GateError("api_misuse", f"line {line}: {add_yield_from(func.id)}")
     if isinstance(func, ast.Name) and func.id in facts.name_args:
         name = _str_arg(node, facts.name_args[func.id])
         if name is not None and name not in facts.map_names:

@@ -3,13 +3,13 @@
 Layers, each giving the model a classified, specific error:
 1. the static gate (syntax, gate, signature) and the lint (invalid_action, api_misuse);
 2. a sandboxed worker runs the action on scenarios the trusted process built on real states of
-   the game (the world's `scenarios` and `stage`): where its precondition holds, its expected
-   effect (the
-   achievement it is named after rises) must happen within its step budget in at least
-   `sandbox.min_effect_share` of them, and it must act at all (no_action); where one required
-   item is short, it must end by itself within `sandbox.unmet_steps` (unmet_precondition).
-   Anywhere, an action name that is not one (invalid_action), an exception, a reply slower than
-   `sandbox.reply_timeout_s` (timeout) or a dead worker (crash) fails it at once.
+   the game (the world's `scenarios` and `stage`): where its precondition holds, on the plain
+   layout and in states from later in an episode (dusk, night, low vitals, a hostile near, a
+   hazard on the way, the target out of view), and where one required item is short. Each
+   run is judged whole (rlgpt/sandbox/judge.py): its effect, how it ends after it, the
+   player's life, every step it took. Anywhere, an action name that is not one
+   (invalid_action), an exception, a reply slower than `sandbox.reply_timeout_s` (timeout) or
+   a dead worker (crash) fails it at once.
 Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py).
 """
 
@@ -17,60 +17,47 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
 
 from rlgpt.config import SandboxParams
-from rlgpt.messages import (
-    ActionValidation,
-    CodedAction,
-    Scenario,
-    ScenarioOutcome,
-    ValidationReport,
-)  # fmt: skip
+from rlgpt.messages import ActionValidation, CodedAction, Scenario, ValidationReport
 from rlgpt.sandbox.client import MacroError, MacroWorker
 from rlgpt.sandbox.feedback import render_trace, source_line
 from rlgpt.sandbox.gate import GateError, gate
+from rlgpt.sandbox.judge import Rules, Run, judge, outcome, tolerated, verdict
 from rlgpt.sandbox.lint import lint
 from rlgpt.worlds import DEFAULT_WORLD, get_world
 from rlgpt.worlds.base import World, WorldEnv
 
 log = logging.getLogger(__name__)
 SCENARIO_SEED_BASE = 10_000
-FATAL = ("invalid_action", "exception", "api_misuse", "timeout", "crash")
-
-
-@dataclass
-class _Run:
-    """What happened in one scenario."""
-
-    spec: Scenario
-    taken: list[str] = field(default_factory=list)
-    ended: bool = False
-    effect: bool = False
-    died: bool = False
-    error: MacroError | None = None
-    trace: str = ""
 
 
 def _play(
     worker: MacroWorker, world: World, env: WorldEnv, action: CodedAction, spec: Scenario,
-    ach: str | None, deadline: float,
-) -> _Run:  # fmt: skip
-    """Run the action from the arranged state until it returns or its steps are spent."""
+    ach: str | None, deadline: float, end_steps: int,
+) -> Run:  # fmt: skip
+    """Run the action from the arranged state until it returns, its steps are spent, or what
+    it does next cannot change its verdict."""
     index = {a: i for i, a in enumerate(world.primitives())}
     info = world.stage(env, spec)
     before = int(info["achievements"].get(ach, 0)) if ach else 0
-    run = _Run(spec)
+    run = Run(spec)
     prim: str | None = None
     try:
         prim = worker.start(action.name, env.view_state(info, True))
         while prim is not None and len(run.taken) < spec.max_steps:
             if time.monotonic() > deadline:
                 raise MacroError("timeout", "validation ran past its wall limit")
+            if run.seen_enough(end_steps):
+                break
+            hazard = env.unsafe_move(prim)
+            if hazard is not None:  # the runtime would turn it into a noop: here it fails
+                run.unsafe = f"{prim} into {hazard}"
+                break
             run.taken.append(prim)
             _, _, term, trunc, info = env.step(index[prim])
-            if ach and int(info["achievements"].get(ach, 0)) > before:
-                run.effect = True
+            if ach:
+                run.count(int(info["achievements"].get(ach, 0)) - before)
             if term or trunc:  # episodes go on after the effect: an end is a death
                 run.died = bool(term)
                 break
@@ -80,77 +67,22 @@ def _play(
             worker.stop()
     except MacroError as exc:
         run.error = exc
-    error = f"{run.error.kind}: {run.error.message}" if run.error else ""
-    info = env.last_info
-    run.trace = render_trace(
-        scenario=spec, taken=run.taken, info=info,
-        map_text=world.render_map(env.local_window(), tuple(info["facing"])),
-        achievement=ach, before=before, error=error,
-        code_line=source_line(action.source, run.error.message) if run.error else "",
-    )  # fmt: skip
+    run.trace = _trace(world, env, action, run, ach, before)
     return run
 
 
-def _judge(run: _Run, ach: str | None, unmet_steps: int) -> tuple[str | None, str]:
-    """(error kind or None, message) of one scenario."""
-    spec, n = run.spec, len(run.taken)
-    where = f"in {spec.name}"
-    if run.error is not None:
-        hint = " (a loop that never yields?)" if run.error.kind == "timeout" else ""
-        return run.error.kind, f"{run.error.message}{hint} ({where}, after {n} steps)"
-    if spec.precondition == "unmet":
-        if run.ended:
-            return None, f"ended after {n} steps without {spec.missing}"
-        return "unmet_precondition", (
-            f"kept acting for {n} steps {where}, where it lacks {spec.missing}; check the "
-            f"precondition first and return at once when it does not hold"
-        )
-    if spec.precondition == "unknown" or run.effect:
-        return None, "effect reached" if run.effect else f"ran {n} steps"
-    if run.ended and n == 0:
-        return "no_action", f"returned without acting {where}, although its precondition held"
-    if run.died:
-        how = f"the player died after {n} steps"
-    elif run.ended:
-        how = f"returned after {n} steps"
-    else:
-        how = f"still running after {n} steps (its step budget)"
-    return "no_effect", f"'{ach}' did not rise {where}: {how}"
-
-
-def _outcome(run: _Run, kind: str | None, message: str) -> ScenarioOutcome:
-    return ScenarioOutcome(
-        scenario=run.spec.name, spec=run.spec, ok=kind is None, steps=len(run.taken),
-        effect=run.effect if run.spec.precondition == "met" else None, ended=run.ended,
-        error_kind=kind, actions=run.taken[:12], message=message,  # type: ignore[arg-type]
-        trace="" if kind is None else run.trace,
-    )  # fmt: skip
-
-
-def _verdict(
-    name: str, outcomes: list[ScenarioOutcome], required: int, expected: str
-) -> ActionValidation:
-    """One verdict from the scenario outcomes: fatal errors, no_action, no_effect, unmet."""
-    met = [o for o in outcomes if o.spec is not None and o.spec.precondition == "met"]
-    failed = [o for o in outcomes if not o.ok]
-    first = next((o for o in failed if o.error_kind in FATAL or o.error_kind == "no_action"), None)
-    effects = sum(1 for o in met if o.effect)
-    if first is None and met and effects < required:
-        first = next(o for o in met if not o.effect)
-        detail = "; ".join(o.message for o in met if not o.effect)
-        message = (f"its effect happened in {effects} of {len(met)} scenarios where its "
-                   f"precondition held, needs {required}: {detail}")  # fmt: skip
-        return ActionValidation(
-            name=name, ok=False, error_kind="no_effect", message=message, trace=first.trace,
-            expected_effect=expected, scenarios=outcomes,
-        )  # fmt: skip
-    tolerated = {id(o) for o in met if o.error_kind == "no_effect"}  # within the share
-    first = first or next((o for o in failed if id(o) not in tolerated), None)
-    if first is None:
-        return ActionValidation(name=name, ok=True, expected_effect=expected, scenarios=outcomes)
-    return ActionValidation(
-        name=name, ok=False, error_kind=first.error_kind, message=first.message,
-        trace=first.trace, expected_effect=expected, scenarios=outcomes,
+def _trace(
+    world: World, env: WorldEnv, action: CodedAction, run: Run, ach: str | None, before: int
+) -> str:
+    error = f"{run.error.kind}: {run.error.message}" if run.error else ""
+    if run.unsafe:
+        error = f"refused: {run.unsafe} (its next step)"
+    info = env.last_info
+    return render_trace(
+        scenario=run.spec, taken=run.taken, info=info,
+        map_text=world.render_map(env.local_window(), tuple(info["facing"])),
+        achievement=ach, before=before, error=error,
+        code_line=source_line(action.source, run.error.message) if run.error else "",
     )  # fmt: skip
 
 
@@ -159,7 +91,9 @@ def _expected(world: World, ach: str | None, budget: int, required: int, count: 
     if req is None:
         return "unknown (not named after an achievement): checked for safety only"
     return (f"achievement '{ach}' rises within {budget} steps in {required} of {count} states "
-            f"where its precondition holds ({req})")  # fmt: skip
+            f"where its precondition holds ({req}); there and in harder states from later in an "
+            f"episode it raises it once, ends soon after, keeps the player alive and never "
+            f"steps into danger, and where it cannot succeed it ends at once")  # fmt: skip
 
 
 def validate_action(
@@ -198,7 +132,7 @@ def _validate(
     specs = world.scenarios(
         action.name, count=sandbox.scenarios, seed_base=SCENARIO_SEED_BASE,
         budget=action.step_budget, radius=view_radius, unmet_steps=sandbox.unmet_steps,
-        unknown_steps=sandbox.scenario_steps,
+        unknown_steps=sandbox.scenario_steps, episode=sandbox.episode_states,
     )  # fmt: skip
     required = sandbox.required_effects(sandbox.scenarios)
     expected = _expected(world, ach, action.step_budget, required, sandbox.scenarios)
@@ -218,14 +152,16 @@ def _validate(
                 trace=source_line(action.source, msg), expected_effect=expected,
             )  # fmt: skip
         env = world.validation_env(ach or "", view_radius)
+        rules = Rules(unmet_steps=sandbox.unmet_steps, end_steps=sandbox.end_steps)
+        own = action.name if ach and action.name in world.primitives() else None
         outcomes = []
         for spec in specs:
-            run = _play(worker, world, env, action, spec, ach, t0 + sandbox.timeout_s)
-            kind, message = _judge(run, ach, sandbox.unmet_steps)
-            outcomes.append(_outcome(run, kind, message))
-            if kind in FATAL or kind == "no_action":
-                break  # a fatal error fails the action: no need to look further
-        return _verdict(action.name, outcomes, required, expected)
+            run = _play(worker, world, env, action, spec, ach, t0 + sandbox.timeout_s,
+                        sandbox.end_steps)  # fmt: skip
+            outcomes.append(outcome(run, *judge(run, ach, own, rules)))
+            if not outcomes[-1].ok and not tolerated(outcomes[-1]):
+                break  # it fails the action: no need to look further
+        return verdict(action.name, outcomes, required, expected)
     finally:
         worker.close()
 

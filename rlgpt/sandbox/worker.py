@@ -32,8 +32,10 @@ import os
 import sys
 import traceback
 from collections.abc import Generator
-from types import MappingProxyType, ModuleType
+from types import GeneratorType, MappingProxyType, ModuleType
 from typing import Any
+
+from rlgpt.sandbox.driven import SkillCalls, add_yield_from
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "frozenset", "int",
@@ -120,19 +122,23 @@ class _Worker:
         self._importer = make_importer(ALLOWED_IMPORTS)
         self._fns: dict[str, Any] = {}
         self._views: dict[str, Any] = {}
+        self._calls: dict[str, SkillCalls] = {}  # per action: the skill generators it made
+        self._now: SkillCalls | None = None
         self._state: dict[str, Any] = {}
         self._gen: Generator[Any, None, Any] | None = None
         self._view: Any = None
         self._primitives: frozenset[str] = frozenset()
 
-    def _namespace(self, gated: bool) -> dict[str, Any]:
-        """A fresh namespace: own builtins, own importer, immutable API tables."""
+    def _namespace(self, gated: bool, calls: SkillCalls) -> dict[str, Any]:
+        """A fresh namespace: own builtins, own importer, immutable API tables, and generator
+        skills that note what they hand out (`calls`)."""
+        skills = {k: calls.wrap(k, v) if callable(v) else v for k, v in self._api.items()}
         if not gated:
-            return {"__builtins__": builtins, **self._api}
+            return {"__builtins__": builtins, **skills}
         safe = {k: getattr(builtins, k) for k in SAFE_BUILTINS if hasattr(builtins, k)}
         safe["__import__"] = self._importer
         api = {k: MappingProxyType(dict(v)) if isinstance(v, dict) else v
-               for k, v in self._api.items()}  # fmt: skip
+               for k, v in skills.items()}  # fmt: skip
         return {"__builtins__": safe, **api}
 
     def load(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -149,7 +155,8 @@ class _Worker:
                 except self._gate_error as exc:
                     errors[name] = exc.message
                     continue
-            namespace = self._namespace(gated)
+            self._calls[name] = SkillCalls(self._api_error)  # type: ignore[arg-type]
+            namespace = self._namespace(gated, self._calls[name])
             try:
                 exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102
                 self._fns[name] = namespace[name]
@@ -172,13 +179,15 @@ class _Worker:
                     gen.close()
             except BaseException as exc:  # noqa: BLE001
                 return {"error": "exception", "message": "while stopping: " + _describe(exc)}
-            return {"done": True}
+            return self._finished()
         if msg["op"] == "start":
             fn = self._fns.get(msg["name"])
             if fn is None:
                 return {"error": "crash", "message": f"unknown coded action {msg['name']!r}"}
             view = self._views[msg["name"]]
             switched, self._gen, self._view = view is not self._view, None, view
+            self._now = self._calls[msg["name"]]
+            self._now.start()
             self._update(msg["state"], switched)
             try:
                 self._gen = fn(self._view)
@@ -192,7 +201,7 @@ class _Worker:
             action = next(self._gen)
         except StopIteration:
             self._gen = None
-            return {"done": True}
+            return self._finished()
         except BaseException as exc:  # noqa: BLE001
             self._gen = None
             kind = "api_misuse" if isinstance(exc, self._api_error) else "exception"
@@ -200,16 +209,37 @@ class _Worker:
         if not isinstance(action, str) or action not in self._primitives:
             self._gen = None
             return {"error": "invalid_action", "message": _not_an_action(action, self._primitives)}
+        if self._now is not None:
+            self._now.acted()
         return {"action": action}
+
+    def _finished(self) -> dict[str, Any]:
+        """A call ended or was stopped: a skill generator it never drove is the API misused."""
+        undriven = self._now.undriven() if self._now is not None else None
+        if undriven:
+            return {"error": "api_misuse", "message": undriven}
+        return {"done": True}
 
 
 def _not_an_action(value: Any, primitives: frozenset[str]) -> str:
+    """What was wrong with a yielded value, and what to yield instead."""
+    if isinstance(value, GeneratorType):  # `yield skill(...)`: the skill's actions never ran
+        return f"yielded a generator, not an action name: {add_yield_from(value.__name__)}"
     shown = repr(value)[:60]
-    if not isinstance(value, str):
-        return f"yielded {shown} ({type(value).__name__}), not an action name (a str)"
-    near = difflib.get_close_matches(value[:60], sorted(primitives), n=1)
-    hint = f"; did you mean {near[0]!r}?" if near else ""
-    return f"yielded {shown}, which is not an action{hint}"
+    if isinstance(value, str):
+        near = difflib.get_close_matches(value[:60], sorted(primitives), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        return f"yielded {shown}, which is not an action{hint}"
+    kind = type(value).__name__
+    if value is None:
+        why = "a bare `yield` or a value that was None; to wait a step, yield 'noop'"
+    elif isinstance(value, tuple) and len(value) == 2:
+        why = "an offset is not an action; a move is a name (e.g. 'move_left')"
+    elif isinstance(value, (list, tuple)):
+        why = "yield one action name at a time (`yield from` a list of them)"
+    else:
+        why = "only action names are actions"
+    return f"yielded {shown} ({kind}), not an action name (a str): {why}"
 
 
 def _describe(exc: BaseException) -> str:

@@ -190,8 +190,11 @@ class World(Protocol):
 
     def scenarios(
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
-        unmet_steps: int, unknown_steps: int,
-    ) -> list[Scenario]: ...  # fmt: skip
+        unmet_steps: int, unknown_steps: int, episode: bool = True,
+    ) -> list[Scenario]:  # fmt: skip
+        """`count` met states, the unmet ones, then (with `episode`) the states from later in
+        an episode that apply to `name` (Scenario.state); all deterministic per seed."""
+        ...
 
     def validation_env(self, name: str, radius: int) -> WorldEnv:
         """An env whose episodes go on after the effect (code after it is checked too)."""

@@ -12,8 +12,14 @@ from typing import Any
 
 import pytest
 
+from rlgpt.agents.roles import FastAgent
+from rlgpt.config import LLMParams, SandboxParams
+from rlgpt.llm.openai_backend import OpenAIBackend
+from rlgpt.messages import CodedAction, SubAction
+from rlgpt.sandbox.validate import validate_action
 from rlgpt.worlds.crafter.author import write_action
-from tests.support.llm_server import crafter_responder, scripted_run
+from rlgpt.worlds.crafter.tasks import get_task
+from tests.support.llm_server import ChatServer, crafter_responder, scripted_run
 
 KEY = "sk-test-repair-0000"
 # A model's first tries. place_table: an off-by-one precondition (a table needs 2 wood), so with
@@ -108,3 +114,65 @@ def test_action_never_fixed_is_excluded_with_the_reason(run):
     summary = json.loads((it.parent / "summary.json").read_text())
     assert summary["iterations"][0]["excluded"] == {"make_wood_pickaxe": "no_effect"}
     assert "make_wood_pickaxe" in summary["iterations"][0]["learned"]
+
+
+# A state from later in an episode: the model's collect_wood returns once daylight drops, so at
+# dusk a call does nothing (gave_up). Told so, it keeps going and fights what comes instead.
+GIVES_UP_AT_DUSK = '''def collect_wood(view):
+    """Chop a tree; too dangerous once it gets dark."""
+    start = view.achievements["collect_wood"]
+    while view.achievements["collect_wood"] == start:
+        if view.daylight < 0.5:
+            return  # zombies come out at night
+        if view.facing_name == "tree":
+            yield "do"
+        elif not (yield from go_to(view, "tree")):
+            yield from explore(view, 8)
+'''
+KEEPS_GOING = '''def collect_wood(view):
+    """Chop a tree, fighting off what comes, day or night."""
+    start = view.achievements["collect_wood"]
+    while view.achievements["collect_wood"] == start:
+        if (yield from guard(view)):
+            continue
+        if view.facing_name == "tree":
+            yield "do"
+        elif not (yield from go_to(view, "tree")):
+            yield from explore(view, 8)
+'''
+
+
+def test_a_model_repairs_an_action_that_gives_up_at_dusk(tmp_path, monkeypatch):
+    """One real exchange over HTTP: the repair prompt carries the new class, the state it
+    failed in and its trace; the scripted model's fix then passes every state."""
+    action = CodedAction(name="collect_wood", docstring="chop", source=GIVES_UP_AT_DUSK,
+                         step_budget=80)  # fmt: skip
+    first = validate_action(action, sandbox=SandboxParams())
+    assert (first.ok, first.error_kind) == (False, "gave_up")
+
+    def model(body: dict[str, Any]) -> str:  # fixes what it is told, as a model would
+        told = body["messages"][-1]["content"]
+        fixed = "Validation found `gave_up`" in told and "daylight 0.45" in told
+        return _coded_reply("collect_wood", KEEPS_GOING if fixed else GIVES_UP_AT_DUSK)
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with ChatServer(model) as server:
+        params = LLMParams(backend="openai", model="scripted-7b", base_url=server.base_url,
+                           backoff_s=0.01, timeout_s=10.0)  # fmt: skip
+        agent = FastAgent(OpenAIBackend(params), tmp_path / "llm", run_root=tmp_path,
+                          llm_params=params)  # fmt: skip
+        sub = SubAction(name="collect_wood", description="collect wood", mode="code",
+                        precondition="-", expected_effect="collect_wood rises")  # fmt: skip
+        fixed = agent.repair(get_task("collect_wood"), sub, action, first, 1, 2)
+        (request,) = server.requests
+    prompt = request["messages"][-1]["content"]
+    (tmp_path / "repair_prompt.md").write_text(prompt)  # the exchange, for a reader
+    assert server.base_url.startswith("http://127.0.0.1:")
+    found = "Validation found `gave_up`: returned after 0 steps without 'collect_wood' in dusk"
+    assert found in prompt
+    for part in ("daylight 0.45", "local map at the end", "gave_up (it returned"):
+        assert part in prompt, part
+    assert fixed.source == KEEPS_GOING
+    second = validate_action(fixed, sandbox=SandboxParams())
+    assert second.ok, second.feedback()
+    assert {o.spec.state for o in second.scenarios if o.spec} >= {"dusk", "night", "hazard"}

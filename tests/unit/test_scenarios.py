@@ -16,9 +16,9 @@ from rlgpt.worlds.crafter.tasks import get_task
 R = 4
 
 
-def _plan(ach: str, count: int = 3):
+def _plan(ach: str, count: int = 3, episode: bool = False):
     return plan_scenarios(ach, count=count, seed_base=10_000, budget=80, radius=R,
-                          unmet_steps=8, unknown_steps=50)  # fmt: skip
+                          unmet_steps=8, unknown_steps=50, episode=episode)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

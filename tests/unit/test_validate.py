@@ -6,7 +6,8 @@ import pytest
 
 from rlgpt.config import SandboxParams
 from rlgpt.messages import CodedAction, Scenario, ScenarioOutcome, ValidationReport
-from rlgpt.sandbox.validate import SCENARIO_SEED_BASE, _verdict, validate_action, validate_all
+from rlgpt.sandbox.judge import verdict
+from rlgpt.sandbox.validate import SCENARIO_SEED_BASE, validate_action, validate_all
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.planner import plan_steps
 
@@ -26,8 +27,10 @@ def test_offline_actions_for_wood_pickaxe_validate():
     assert [a.name for a in report.actions] == ["collect_wood", "place_table", "make_wood_pickaxe"]
     for action in report.actions:
         met = [s for s in action.scenarios if s.spec and s.spec.precondition == "met"]
-        assert [s.spec.seed for s in met] == [SCENARIO_SEED_BASE + i for i in range(3)]
-        assert all(s.effect and s.steps >= 1 for s in met), "every met scenario needs walking"
+        plain = [s for s in met if not s.spec.state]
+        assert [s.spec.seed for s in plain] == [SCENARIO_SEED_BASE + i for i in range(3)]
+        assert all(s.effect and s.steps >= 1 for s in plain), "every met scenario needs walking"
+        assert {"dusk", "night", "low_vitals"} <= {s.spec.state for s in met}
         assert "rises within 80 steps" in action.expected_effect
     table = report.actions[1]
     (unmet,) = [s for s in table.scenarios if s.spec and s.spec.precondition == "unmet"]
@@ -145,9 +148,9 @@ def _outcome(name: str, effect: bool) -> ScenarioOutcome:
 def test_effect_share_decides(effects, share, ok):
     outcomes = [_outcome(f"met-{i}", e) for i, e in enumerate(effects)]
     required = SandboxParams(min_effect_share=share).required_effects(len(effects))
-    verdict = _verdict("collect_wood", outcomes, required, "x")
-    assert verdict.ok is ok
+    result = verdict("collect_wood", outcomes, required, "x")
+    assert result.ok is ok
     if not ok:
-        assert verdict.error_kind == "no_effect"
-        assert f"in {sum(effects)} of 3" in verdict.message
-        assert verdict.trace.startswith("trace met-")
+        assert result.error_kind == "no_effect"
+        assert f"in {sum(effects)} of 3" in result.message
+        assert result.trace.startswith("trace met-")

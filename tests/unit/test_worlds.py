@@ -61,6 +61,72 @@ def test_a_world_stages_its_validation_states_on_its_own_env(world):
         env.close()
 
 
+def _view(world, env, info):
+    skills = world.skills()
+    api = importlib.import_module(skills.api)
+    view = api.ObsView(**skills.view)
+    view.update(env.view_state(info, start=True))
+    return view, api
+
+
+EPISODE = {"dusk", "night", "low_vitals", "hostile", "hazard", "remembered"}
+
+
+@pytest.mark.parametrize(("ach", "target", "states"), [
+    ("collect_wood", "tree", EPISODE | {"unseen"}), ("make_wood_pickaxe", "table", EPISODE),
+    ("place_table", None, {"dusk", "night", "low_vitals"}), ("wake_up", None, {"dusk", "night"}),
+])  # fmt: skip
+def test_a_world_stages_the_states_of_a_later_episode(world, ach, target, states):
+    """Each state is what it says on the world's own env, as the action's view reads it."""
+    specs = world.scenarios(ach, count=1, seed_base=10_000, budget=80, radius=4, unmet_steps=8,
+                            unknown_steps=50)  # fmt: skip
+    by_state = {s.state: s for s in specs if s.state}
+    assert set(by_state) == states, "which states apply follows from the requirement"
+    env = world.validation_env(ach, 4)
+    try:
+        for state, spec in by_state.items():
+            view, api = _view(world, env, world.stage(env, spec))
+            if spec.daylight is not None:
+                assert abs(view.daylight - spec.daylight) < 0.03, (state, view.daylight)
+                assert spec.max_steps == 30
+            if state == "low_vitals":
+                assert (view.inventory["food"], view.inventory["drink"]) == (2, 2)
+            if state == "hostile":
+                assert view.at(*spec.hostiles["zombie"]) == "zombie"
+            if state == "hazard":
+                (lava,), (water,) = spec.hazards["lava"], spec.hazards["water"]
+                assert (view.at(*lava), view.at(*water)) == ("lava", "water")
+                first = spec.target_at or next(iter(spec.stations.values()))
+                assert lava == (1, 0) and first == (3, 0), "on the straight way in"
+                path, cell = api.path_to(view, {first}), (0, 0)
+                assert path and len(path) > 2, "the straight way is blocked, a way round is open"
+                for step in path:
+                    cell = (cell[0] + step[0], cell[1] + step[1])
+                    assert view.at(*cell) in api.WALKABLE
+            if state == "remembered":
+                first = spec.target_at or next(iter(spec.stations.values()))
+                assert max(abs(first[0]), abs(first[1])) > view.radius
+                assert not view.cells(target) and tuple(first) in view.remembered(target)
+            if state == "unseen":
+                assert not view.cells(target) and not view.remembered(target)
+    finally:
+        env.close()
+
+
+def test_every_reference_action_passes_on_its_world(world):
+    """The offline author's actions, one per achievement (and the revised make_*), against
+    every state validation builds on that world (tests/validation checks crafter's one by one)."""
+    author, failed = world.author(), []
+    for task in world.tasks().values():
+        ach = task.achievement
+        for revised in (False, True) if ach.startswith("make_") else (False,):
+            action = author.write_action(ach, 80, revised)
+            verdict = validate_action(action, sandbox=SandboxParams(), world=world.name)
+            if not verdict.ok:
+                failed.append(f"{ach}{' (revised)' if revised else ''}: {verdict.feedback()}")
+    assert not failed, "\n".join(failed)
+
+
 def test_an_unknown_world_and_a_missing_extra_say_what_to_do(monkeypatch):
     with pytest.raises(UserError, match="unknown world 'minedojo'; choose one of: crafter"):
         get_world("minedojo")

@@ -1,12 +1,15 @@
 """Validation scenarios on Craftax-Classic: crafter's `stage`, on craftax's state.
 
-The semantics are rlgpt.worlds.crafter.scenarios.stage's, and so is the geometry (its layout helpers
-are imported, not copied): reset to the scenario's seed; remove the hostiles (zombies,
-skeletons, arrows) within 12 cells; turn anything the action needs that is within reach into
-grass; lay a walkable way to the first target (walls round a skeleton); put the stations, the
-target (a material, a creature in a free mob slot, or a ripe plant with its growing slot), the
-facing, the faced cell and the inventory. The state is fetched to the host, edited as numpy
-arrays in crafter's (x, y) and put back whole; no rule of the game changes.
+The semantics are rlgpt.worlds.crafter.scenarios.stage's, and so is the geometry (layout.py, and
+episode.py for the clock: imported, not copied): reset to the scenario's seed; set the clock
+(dusk, night); remove the hostiles (zombies, skeletons, arrows) within 12 cells; turn anything
+the action needs that is within reach (in view, when it is remembered or never seen) into
+grass; lay a walkable way to the first target (walls round a skeleton, a way round lava); put
+the hazards, the stations, the target (a material, a creature in a free mob slot, or a ripe
+plant with its growing slot), the hostile creatures, the facing, the faced cell and the
+inventory; for a remembered target, let the player stand by it for a moment first. The state
+is fetched to the host, edited as numpy arrays in crafter's (x, y) and put back whole; no rule
+of the game changes.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import numpy as np
 from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax_classic import game as G
 from rlgpt.worlds.craftax_classic.env import CraftaxClassicEnv
-from rlgpt.worlds.crafter.scenarios import WALKABLE, way_in  # the layout is the game's
+from rlgpt.worlds.crafter.episode import clock_for, daylight_at
+from rlgpt.worlds.crafter.layout import WALKABLE, way_in  # the layout is the game's
 
 HOSTILE = ("zombies", "skeletons", "arrows")
 CREATURES = {"cow": "cows", "zombie": "zombies", "skeleton": "skeletons"}
@@ -49,6 +53,15 @@ class Board:
         self.sleeping = bool(s.is_sleeping)
         self.vitals = {k: int(getattr(s, f"player_{k}")) for k in G.VITALS}
         self.inventory = {k: int(v) for k, v in vars(s.inventory).items()}
+        self.timestep = int(s.timestep)
+
+    def creature_at(self, xy: tuple[int, int]) -> str | None:
+        """The crafter name of the mob at `xy` (cow, zombie, skeleton), or None."""
+        for kind, mobs in self.mobs.items():
+            for (row, col), alive in zip(mobs["position"], mobs["mask"], strict=True):
+                if alive and (int(col), int(row)) == xy and kind in G.MOB_NAMES:
+                    return str(G.MOB_NAMES[kind])
+        return None
 
     def inside(self, xy: tuple[int, int]) -> bool:
         rows, cols = self.map.shape
@@ -116,6 +129,8 @@ class Board:
         return G.put(s.replace(
             map=self.map, mob_map=self.mob_map, player_position=position,
             player_direction=np.int32(self.direction), is_sleeping=np.bool_(self.sleeping),
+            timestep=np.int32(self.timestep),
+            light_level=np.float32(daylight_at(self.timestep)),
             growing_plants_positions=self.plants["positions"],
             growing_plants_age=self.plants["age"], growing_plants_mask=self.plants["mask"],
             inventory=inventory, **mobs, **vitals,
@@ -136,38 +151,62 @@ def stage(env: CraftaxClassicEnv, spec: Scenario) -> dict[str, Any]:
     def far(_: str, xy: tuple[int, int]) -> bool:  # no fight the scenario did not ask for
         return abs(xy[0] - px) + abs(xy[1] - py) > HOSTILE_RADIUS
 
+    if spec.daylight is not None:
+        board.timestep = clock_for(spec.daylight)
     board.remove_mobs(lambda kind, xy: kind not in HOSTILE or far(kind, xy))
-    wanted = {spec.target, *spec.stations} - {None}
-    for dx in (-1, 0, 1):  # nothing the action needs is within reach: it must walk
-        for dy in (-1, 0, 1):
-            if (dx, dy) != (0, 0) and board.material(at((dx, dy))) in wanted:
-                board.clear(at((dx, dy)), "grass")
-    _lay_way(board, spec, at)
+    _clear_wanted(board, spec, at, 1 if spec.memory == "view" else env.radius)
+    way = _lay_way(board, spec, at)
     for station, d in spec.stations.items():
         board.clear(at(d), station)
     if spec.target and spec.target_at:
         _place_target(board, spec.target, at(spec.target_at))
+    for name, d in spec.hostiles.items():
+        _place_target(board, name, at(d))
     board.direction = G.direction_of(spec.facing)
-    first = spec.target_at or next(iter(spec.stations.values()), None)
-    if spec.front is not None or first is None:
+    if spec.front is not None or way is None:
         board.clear(at(spec.facing), spec.front or "grass")
         board.clear(at((spec.facing[1], -spec.facing[0])), "grass")  # a free cell to turn to
     for item, n in spec.inventory.items():
         (board.vitals if item in board.vitals else board.inventory)[item] = n
+    if spec.memory == "remembered" and way is not None:
+        board.clear(at(way))
+        board.player = at(way)  # the player stood there earlier: the env marks its view seen
+        env.state = board.state()
+        env.refresh()
+        board.player = (px, py)
     env.state = board.state()
     return env.refresh()
 
 
+def _clear_wanted(
+    board: Board, spec: Scenario, at: Callable[[tuple[int, int]], tuple[int, int]], r: int
+) -> None:
+    """Anything the action needs within `r` cells (but the player's own) becomes grass."""
+    wanted = {spec.target, *spec.stations} - {None}
+    for dx in range(-r, r + 1):
+        for dy in range(-r, r + 1):
+            xy = at((dx, dy))
+            if (dx, dy) != (0, 0) and (board.material(xy) in wanted
+                                       or board.creature_at(xy) in wanted):  # fmt: skip
+                board.clear(xy, "grass")
+
+
 def _lay_way(
     board: Board, spec: Scenario, at: Callable[[tuple[int, int]], tuple[int, int]]
-) -> None:
-    """A walkable way to the cell before the first target (stone walls round a skeleton)."""
+) -> tuple[int, int] | None:
+    """A walkable way to the cell before the first target (stone walls round a skeleton, a way
+    round its hazards, which are laid too); the cell of the way to see the target from (None
+    when nothing is laid out)."""
     way = way_in(spec)
     for cell in way.walk:
         walkable = board.material(at(cell)) in WALKABLE
         board.clear(at(cell), None if walkable else way.base)
     for cell in way.walls:
         board.clear(at(cell), "stone")
+    for material, cells in spec.hazards.items():
+        for cell in cells:
+            board.clear(at(cell), material)
+    return way.visit
 
 
 def _place_target(board: Board, target: str, xy: tuple[int, int]) -> None:

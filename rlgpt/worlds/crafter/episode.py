@@ -1,0 +1,139 @@
+"""States from later in an episode, for validation: what a call meets after step 0.
+
+The met states (scenarios.py) are the easiest an episode offers: the first step of a fresh
+world, daylight 0.8, full vitals, no hostile creature, the target in view with a cleared way.
+These are the others, each built on a seed's own world by the trusted process like the met
+states, and chosen from the sub-action's requirement as they are:
+
+- dusk, night (every sub-action): the clock set to daylight 0.45 (the skills shelter below 0.6)
+  or 0.1, for the first 30 steps of the call; its effect optional.
+- low_vitals (all but sleep): food and drink at 2, but for the vital the action fills itself;
+  optional.
+- hostile (a walk to a target or station that is not itself hostile): a zombie three cells
+  away, on the side away from the target; its effect required.
+- hazard (a walk to a target or station): lava on the straight way to it, water beside the
+  lava, and a way round; required.
+- remembered (a target that stays put, a material or plant; stations): it lies out of view,
+  seen earlier this episode; required (optional for a plant, which may be left to grow).
+- unseen (a target): none of it in view or in memory, so the action must search; optional.
+
+"optional": the action need not reach its effect within its budget there (it may search, or
+wait out the night under a roof), but it must not return without it (gave_up).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rlgpt.messages import Scenario
+from rlgpt.worlds.crafter.layout import add, axes, hazard_cells, layout
+from rlgpt.worlds.crafter.preconditions import CREATURE_TARGETS, Requirement
+from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
+
+DAY_LENGTH = 300  # steps per day, in crafter's env and craftax's params alike
+DUSK, NIGHT = 0.45, 0.1  # daylight of the dusk and night states
+# Zombies come out on grass in the dark wherever the player is: a player without tools cannot
+# outlast many of them, so the dark states judge the first steps of a call, not its whole budget.
+DARK_STEPS = 30
+LOW_VITAL = 2  # food and drink in the low_vitals state (the skills eat and drink below 4)
+HOSTILE_TARGETS = ("zombie", "skeleton")
+MOVING = tuple(v for v in CREATURE_TARGETS.values() if v != "plant")  # creatures move: unseen only
+SEED_OFFSET = 20  # seeds of these states: seed_base + 20, + 21, ...
+
+
+def daylight_at(step: int) -> float:
+    """The daylight of an episode's step (crafter's `_update_time`, craftax's light level)."""
+    progress = (step / DAY_LENGTH) % 1 + 0.3
+    return float(1 - abs(math.cos(math.pi * progress)) ** 3)
+
+
+def clock_for(daylight: float) -> int:
+    """The first step after noon whose daylight is at most `daylight`: the evening it falls."""
+    noon = int(DAY_LENGTH * 0.2)
+    return next(s for s in range(noon, noon + DAY_LENGTH) if daylight_at(s) <= daylight)
+
+
+def kinds(req: Requirement) -> list[str]:
+    """Which states apply to a sub-action, from its requirement."""
+    out = ["dusk", "night"]
+    if not req.tired:
+        out.append("low_vitals")
+    target = req.target if req.target != "grass" else None  # grass is everywhere
+    walks = bool(target or req.stations)
+    if walks and target not in HOSTILE_TARGETS:
+        out.append("hostile")
+    if walks:
+        out.append("hazard")
+    if req.stations or (target and target not in MOVING):
+        out.append("remembered")
+    if target:
+        out.append("unseen")
+    return out
+
+
+def _own_vital(req: Requirement, recipes: Recipes) -> str | None:
+    """The vital the achievement itself fills (drink for collect_drink, food for eat_*)."""
+    if req.achievement.startswith("eat_"):
+        return "food"
+    if req.target in recipes.data["collect"]:
+        got = [str(k) for k in recipes.data["collect"][req.target]["receive"]]
+        return next((v for v in ("food", "drink") if v in got), None)
+    return None
+
+
+def _remembered(req: Requirement, lay: dict[str, Any], radius: int) -> dict[str, Any]:
+    """The layout moved out of view: the first target or station three cells past the view's
+    edge, along the same axis (a second station beside it)."""
+    near = lay["target_at"] if "target_at" in lay else next(iter(lay["stations"].values()))
+    major, perp = axes(near)
+    far = add(perp, major, radius + 3)
+    out = {**lay, "front": None}
+    if "target_at" in lay:
+        out["target_at"] = far
+    else:
+        out["stations"] = {s: add(far, perp, k) for k, s in enumerate(req.stations[:2])}
+    return out
+
+
+def _hostile_at(lay: dict[str, Any]) -> tuple[int, int]:
+    """Three cells from the player on the side away from the first target or station."""
+    first = lay.get("target_at") or next(iter(lay["stations"].values()))
+    major, perp = axes(first)
+    return (-3 * major[0] + perp[0], -3 * major[1] + perp[1])
+
+
+def episode_states(
+    req: Requirement, inventory: dict[str, int], *, seed_base: int, budget: int, radius: int,
+    recipes: Recipes = CRAFTER,
+) -> list[Scenario]:  # fmt: skip
+    """The states of `kinds(req)`, each on its own seed and layout; `inventory` is what a met
+    state gives."""
+    out = []
+    for k, kind in enumerate(kinds(req)):
+        lay: dict[str, Any] = layout(req, 0 if kind == "hazard" else k, radius)  # a straight way
+        extra: dict[str, Any] = {"effect": "optional"}
+        inv = dict(inventory)
+        steps = budget
+        if kind in ("dusk", "night"):
+            extra["daylight"] = DUSK if kind == "dusk" else NIGHT
+            steps = min(budget, DARK_STEPS)
+        elif kind == "low_vitals":
+            own = _own_vital(req, recipes)
+            inv |= {v: LOW_VITAL for v in ("food", "drink") if v != own}
+        elif kind == "hostile":
+            extra = {"effect": "required", "hostiles": {"zombie": _hostile_at(lay)}}
+        elif kind == "remembered":  # a plant may be left to grow: walking back is one choice
+            lay = _remembered(req, lay, radius)
+            extra = {"effect": "optional" if req.creature else "required", "memory": "remembered"}
+        elif kind == "unseen":
+            lay = {k2: v for k2, v in lay.items() if k2 != "target_at"}
+            extra["memory"] = "unseen"
+        spec = Scenario(
+            name=kind, seed=seed_base + SEED_OFFSET + k, precondition="met", inventory=inv,
+            max_steps=steps, state=kind, **lay, **extra,
+        )  # fmt: skip
+        if kind == "hazard":
+            spec = spec.model_copy(update={"effect": "required", "hazards": hazard_cells(spec)})
+        out.append(spec)
+    return out
