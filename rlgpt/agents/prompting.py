@@ -10,17 +10,23 @@ from typing import Any
 import jinja2
 from jinja2 import meta
 
+from rlgpt.textsafe import fence, quote
+
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
 
 @functools.cache
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(PROMPTS_DIR),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # untrusted text (generated code, validation messages, traces) goes in through these
+    env.filters["fence"] = fence
+    env.filters["quote"] = quote
+    return env
 
 
 def _included(name: str) -> list[str]:
