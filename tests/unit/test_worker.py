@@ -141,8 +141,8 @@ def test_load_errors_are_reported_per_action(make_worker, coded_action, state):
 
 
 def test_builtins_are_restricted(make_worker, coded_action, state):
-    # passes the gate (no forbidden name), but `hasattr` is not among the safe builtins
-    act = coded_action("act", "    yield 'noop' if hasattr(view, 'x') else 'do'\n")
+    # passes the gate (no forbidden name), but `callable` is not among the safe builtins
+    act = coded_action("act", "    yield 'noop' if callable(view) else 'do'\n")
     worker = make_worker([act])
     with pytest.raises(MacroError) as info:
         worker.start("act", state)
