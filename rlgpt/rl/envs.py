@@ -43,7 +43,8 @@ def make_env(
     base = CrafterEnv(task, cfg.observation, view_radius, seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
     sb = sandbox or SandboxParams()
-    pool = MacroPool(inserted, sb.isolation, sb.reply_timeout_s)
+    pool = MacroPool(inserted, sb.isolation, sb.reply_timeout_s, step_cpu_ms=sb.step_cpu_ms,
+                     run_memory_mib=sb.run_memory_mib)  # fmt: skip
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     names = [c.name for c in inserted]
     penalty, prims = cfg.no_effect_penalty, cfg.primitive_actions

@@ -31,7 +31,7 @@ from rlgpt.messages import (
     TaskSpec,
     ValidationReport,
 )  # fmt: skip
-from rlgpt.sandbox.client import MacroError, MacroWorker
+from rlgpt.sandbox.client import MacroError, MacroWorker, SandboxUnavailable
 from rlgpt.sandbox.feedback import render_trace, source_line
 from rlgpt.sandbox.gate import GateError, gate
 from rlgpt.sandbox.lint import lint
@@ -89,8 +89,8 @@ def _play(
         run.ended = prim is None and not run.died
         if prim is not None:  # cut short, as training would: its `finally` runs now
             worker.stop()
-    except MacroError as exc:
-        run.error = exc
+    except MacroError as exc:  # too much CPU is a timeout to the model: it is too slow
+        run.error = MacroError("timeout", exc.message) if exc.kind == "cpu" else exc
     error = f"{run.error.kind}: {run.error.message}" if run.error else ""
     run.trace = render_trace(
         scenario=spec, taken=run.taken, window=env.local_window(), info=env.last_info,
@@ -105,7 +105,8 @@ def _judge(run: _Run, ach: str | None, unmet_steps: int) -> tuple[str | None, st
     spec, n = run.spec, len(run.taken)
     where = f"in {spec.name}"
     if run.error is not None:
-        hint = " (a loop that never yields?)" if run.error.kind == "timeout" else ""
+        slow = run.error.kind == "timeout" and "of CPU" not in run.error.message
+        hint = " (a loop that never yields?)" if slow else ""
         return run.error.kind, f"{run.error.message}{hint} ({where}, after {n} steps)"
     if spec.precondition == "unmet":
         if run.ended:
@@ -182,8 +183,13 @@ def validate_action(
     the OS layer alone)."""
     try:
         return _validate(action, sandbox, view_radius, lint_code, gate_code, time.monotonic())
+    except SandboxUnavailable:  # no sandbox is the run's failure, not this action's
+        raise
     except MacroError as exc:
-        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
+        return ActionValidation(
+            name=action.name, ok=False, message=exc.message,
+            error_kind="timeout" if exc.kind == "cpu" else "crash",
+        )  # fmt: skip
     except Exception as exc:  # noqa: BLE001 - one hostile file never aborts a whole check
         log.warning("validation of %s failed: %s", action.name, exc, exc_info=True)
         message = f"validation could not complete: {type(exc).__name__}: {exc}"[:300]
@@ -214,10 +220,14 @@ def _validate(
         worker = MacroWorker(
             [action], timeout_s=min(sandbox.reply_timeout_s, sandbox.timeout_s),
             isolation=sandbox.isolation, cpu_s=int(sandbox.timeout_s) + 5,
-            deadline=t0 + sandbox.timeout_s, gate=gate_code,
+            deadline=t0 + sandbox.timeout_s, gate=gate_code, step_cpu_ms=sandbox.step_cpu_ms,
+            run_memory_mib=sandbox.run_memory_mib,
         )  # fmt: skip
     except MacroError as exc:
-        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
+        return ActionValidation(
+            name=action.name, ok=False, message=exc.message,
+            error_kind="timeout" if exc.kind == "cpu" else "crash",
+        )  # fmt: skip
     try:
         if action.name in worker.load_errors:
             msg = worker.load_errors[action.name]
