@@ -151,18 +151,23 @@ class Limits:
             return
         groups = _run_groups()
         name = f"w{next(_serial)}"
-        limit, run_limit = str(memory_mib << 20), str(max(run_memory_mib, memory_mib) << 20)
+        if run_memory_mib:
+            memory_mib = min(memory_mib, run_memory_mib)
+        limit, run_limit = str(memory_mib << 20), str(run_memory_mib << 20)
         if self.mode == "cgroup2":
             run = groups[""]
-            _write(run / "memory.max", run_limit)
+            if run_memory_mib:
+                _write(run / "memory.max", run_limit)
             _write(run / "pids.max", str(RUN_PIDS_MAX))
             self._make(run / name, {"memory.max": limit, "memory.swap.max": "0",
                                     "pids.max": str(PIDS_MAX),
                                     "cpu.max": f"{CPU_PERIOD_US} {CPU_PERIOD_US}"})  # fmt: skip
             self._open_usage(run / name / "cpu.stat", True)
             return
-        for key in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"):
-            _write(groups["memory"] / key, run_limit)
+        # memsw may never be below the memory limit: in this order, raising and lowering work
+        for key in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")[::-1] * 2:
+            if run_memory_mib:
+                _write(groups["memory"] / key, run_limit)
         _write(groups["pids"] / "pids.max", str(RUN_PIDS_MAX))
         self._make(groups["memory"] / name, {"memory.limit_in_bytes": limit,
                                              "memory.memsw.limit_in_bytes": limit})  # fmt: skip
