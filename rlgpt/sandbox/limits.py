@@ -71,8 +71,6 @@ def _probe(base: Path | None, files: tuple[str, ...]) -> bool:
     except OSError:
         return False
     try:
-        if base == _own(None):  # v2: the run's group must be able to enable them in turn
-            _write(probe / "cgroup.subtree_control", "+memory +pids +cpu")
         return all((probe / f).exists() for f in files)
     finally:
         with contextlib.suppress(OSError):
@@ -125,8 +123,8 @@ def _run_groups() -> dict[str, Path]:
     for path in groups.values():
         with contextlib.suppress(FileExistsError):
             path.mkdir()
-    if "" in groups:
-        _write(groups[""] / "cgroup.subtree_control", "+memory +pids +cpu")
+    for controller in ("memory", "pids", "cpu") if "" in groups else ():
+        _write(groups[""] / "cgroup.subtree_control", f"+{controller}")  # one by one: any may fail
     atexit.register(_remove_run_groups, list(groups.values()))
     return groups
 
