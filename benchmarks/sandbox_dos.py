@@ -2,10 +2,10 @@
 run with a harmless coded action in its place (the baseline, measured here), and what
 training did about it (the fault it recorded, "disabled: ..." when it turned the action off).
 
-Classes: CPU per step only outside validation's states (passes validation), a hang after some
-calls, a memory hog, and, with the gate off (the OS layer alone, as a gate bypass would be), a
-forked child burning CPU between calls, a worker that answers ahead and stops reading, and a
-fork bomb. Target: each keeps samples/s within 20% of the baseline, or is disabled with its
+Classes: CPU per step only after some calls (it passes validation), a hang after some calls,
+a memory hog, and, with the gate off (the OS layer alone, as a gate bypass would be), a forked
+child burning CPU between calls, a worker that answers ahead and stops reading, and a fork
+bomb. Target: each keeps samples/s within 20% of the baseline, or is disabled with its
 reason. Ends with one line of JSON.
 """
 
@@ -26,8 +26,11 @@ from rlgpt.rl.train import train
 from rlgpt.sandbox.pool import MacroPool
 
 HARMLESS = "def extra(view):\n    for _ in range(3):\n        yield 'noop'\n"
-CRAWL = """def extra(view):
-    if view.vitals["food"] < 9:
+CRAWL = """CALLS = [0]
+
+def extra(view):
+    CALLS[0] += 1
+    if CALLS[0] > 10:  # validation never calls it this often: it behaves there
         n = 0
         for i in range(4_000_000):
             n += i % 7
