@@ -127,11 +127,14 @@ def test_with_the_gate_bypassed_the_routes_to_real_internals_are_closed(name, so
     assert worker._fns == {}, f"{name}: it loaded"
 
 
-def test_module_copies_are_fresh_read_only_and_hold_only_what_is_exposed():
-    namespace = _loaded()._fns["act"].__globals__
+def test_module_copies_are_per_action_read_only_and_hold_only_what_is_exposed():
+    worker = _loaded()
+    namespace = worker._fns["act"].__globals__
     importer = namespace["__builtins__"]["__import__"]
     a, b = importer("random", None, None, ("x",), 0), importer("random", None, None, ("x",), 0)
-    assert a is not b and a.randint is not b.randint
+    assert a is b, "one copy per action"
+    other = _loaded()._fns["act"].__globals__["__builtins__"]["__import__"]
+    assert other("random", None, None, ("x",), 0).randint is not a.randint, "not shared"
     assert 1 <= a.randint(1, 3) <= 3
     with pytest.raises(AttributeError):
         a.randint = None
