@@ -174,15 +174,18 @@ class MacroWorker:
         self._cpu_mark = now
 
     def _count_cpu(self, op: str) -> None:
-        """Charge the call's CPU to its step; past MIN_STEPS, kill a worker whose CPU per step
-        is over `step_cpu_ms` on average."""
+        """Charge the call's CPU to its steps (a stop's, its `finally`, too; not the load's);
+        past MIN_STEPS, kill a worker whose CPU per step is over `step_cpu_ms` on average."""
         before, self._cpu_mark = self._cpu_mark, self._limits.cpu_ns()
-        if before is None or self._cpu_mark is None or op not in ("start", "next"):
+        if before is None or self._cpu_mark is None or op == "load":
             return
-        self.steps += 1
         self.cpu_ns += self._cpu_mark - before
+        if op != "stop":
+            self.steps += 1
+        if self.step_cpu_ms is None or self.steps < MIN_STEPS:
+            return
         per_step = self.cpu_ns / self.steps / 1e6
-        if self.step_cpu_ms is not None and self.steps >= MIN_STEPS and per_step > self.step_cpu_ms:
+        if per_step > self.step_cpu_ms:
             raise self._fail("cpu", f"costs {per_step:.1f} ms of CPU per step over {self.steps} "
                              f"steps, more than the {self.step_cpu_ms:g} ms allowed "
                              "(sandbox.step_cpu_ms); killed")  # fmt: skip

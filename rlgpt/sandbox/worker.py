@@ -64,8 +64,8 @@ def drop_privileges() -> None:
 
 class ReadOnlyModule:
     """A read-only copy of the members of an allowed module that EXPOSED lists, sealed, made
-    fresh for each import: writing to it fails, and it never hands out the module object
-    that other code shares, nor a function that carries its globals."""
+    for one coded action: writing to it fails, and it never hands out the module object that
+    other code shares, nor a function that carries its globals."""
 
     __slots__ = ("_members", "_title")
 
