@@ -9,17 +9,26 @@ export DO_NOT_TRACK := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 
 .PHONY: setup dev run results results-quick test test-slow lint clean
+.DELETE_ON_ERROR:
+# apt waits this long for another apt (a machine still booting) instead of failing at once
+APT := apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
 
+# marked done only once everything is in place: a failed step fails `make` and is redone next time
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e .
-	@{ command -v bwrap >/dev/null 2>&1 && ldconfig -p | grep -q libseccomp.so.2; } || \
-	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq bubblewrap libseccomp2; } \
-	  || echo "install bubblewrap and libseccomp2 (the sandbox needs them)"
+	@if ! { command -v bwrap >/dev/null 2>&1 && ldconfig -p | grep -q libseccomp.so.2; }; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "rlgpt: the sandbox needs bubblewrap and libseccomp2:" \
+	      "sudo apt-get install bubblewrap libseccomp2, then make again" >&2; exit 1; fi; \
+	  $(APT) update -qq && $(APT) install -y -qq bubblewrap libseccomp2 || { \
+	    echo "rlgpt: could not install bubblewrap and libseccomp2 (is another apt running?);" \
+	      "make again once it is done" >&2; exit 1; }; \
+	fi
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.installed

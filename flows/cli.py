@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from flows import launch
 from rlgpt.errors import RLGPTError, UserError
+from rlgpt.textsafe import PrintableFormatter, printable
 from rlgpt.worlds import DEFAULT_WORLD, world_names
 
 
@@ -157,8 +158,8 @@ def _parser() -> argparse.ArgumentParser:
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
     check = sbs.add_parser(
-        "check", help="validate a coded action file; prints the ValidationReport as JSON; "
-        "exit 0 accepted, 1 rejected",
+        "check", help="validate coded action files; prints the ValidationReport as JSON; "
+        "exit 0 accepted, 1 rejected, 2 bad input, 3 a file could not be checked",
     )  # fmt: skip
     check.add_argument(
         "files", nargs="+", metavar="FILE", help="Python file(s), one coded action each"
@@ -241,9 +242,33 @@ def _action_name(source: str, fallback: str) -> str:
     return fallback
 
 
+def _check_inputs(args: argparse.Namespace, budget: int) -> list[Any]:
+    """Every file read and named before any work: a bad one is a one-line user error."""
+    from rlgpt.messages import CodedAction
+
+    coded = []
+    for file in args.files:
+        path = Path(file)
+        if path.is_dir():
+            raise UserError(f"{path} is a directory; give the coded action files in it")
+        try:
+            source = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+        name = args.name or _action_name(source, path.stem)
+        try:
+            coded.append(CodedAction(name=name, docstring="", source=source, step_budget=budget))
+        except ValueError:
+            raise UserError(f"{name!r} is not a valid action name; pass --name") from None
+    return coded
+
+
 def _cmd_sandbox_check(args: argparse.Namespace) -> int:
+    """Exit 0: every file accepted; 1: some rejected; 2: bad input (before any work); 3: some
+    file could not be checked (its verdict says why). A verdict for every file, always."""
     from rlgpt.config import load_params
-    from rlgpt.messages import CodedAction, ValidationReport
+    from rlgpt.messages import ActionValidation, ValidationReport
+    from rlgpt.sandbox.client import check_isolation
     from rlgpt.sandbox.validate import validate_action
 
     params = load_params(args.params if Path(args.params).exists() else None)
@@ -252,38 +277,34 @@ def _cmd_sandbox_check(args: argparse.Namespace) -> int:
         sandbox = sandbox.model_copy(update={"timeout_s": args.timeout})
     if args.degraded:
         sandbox = sandbox.model_copy(update={"isolation": "degraded"})
-    budget = args.budget or params.train.macro_step_budget
-    results = []
-    for file in args.files:
-        path = Path(file)
-        if path.is_dir():
-            raise UserError(f"{path} is a directory; give the coded action files in it")
-        if not path.is_file():
-            raise UserError(f"no such file: {path}")
-        source = path.read_text(errors="replace")
-        name = args.name or _action_name(source, path.stem)
+    coded = _check_inputs(args, args.budget or params.train.macro_step_budget)
+    check_isolation(sandbox.isolation)  # no sandbox: one line, exit 2, nothing run
+    results, errored = [], False
+    for action in coded:
         try:
-            action = CodedAction(name=name, docstring="", source=source, step_budget=budget)
-        except ValueError:
-            raise UserError(f"'{name}' is not a valid action name; pass --name") from None
-        results.append(
-            validate_action(
-                action,
-                sandbox=sandbox,
-                view_radius=params.train.view_radius,
-                world=args.world or params.run.world,
-            )  # fmt: skip
-        )
-    print(ValidationReport(actions=results).model_dump_json(indent=2))
-    for r in results:  # one line each for people; the JSON above is for scripts
-        verdict = "ok" if r.ok else f"{r.error_kind}: {r.message}"
-        print(f"rlgpt: {r.name}: {verdict}"[:400], file=sys.stderr)
+            verdict = validate_action(action, sandbox=sandbox, view_radius=params.train.view_radius,
+                                      world=args.world or params.run.world)  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - one file never costs the others their verdict
+            errored = True
+            message = f"could not be checked: {type(exc).__name__}: {exc}"[:300]
+            verdict = ActionValidation(name=action.name, ok=False, error_kind="crash",
+                                       message=message)  # fmt: skip
+        results.append(verdict)
+    report = ValidationReport(actions=results).model_dump(mode="json")
+    print(json.dumps(report, indent=2))  # ASCII only: any text, any terminal encoding
+    for r in results:  # one line each for people (escaped); the JSON above is for scripts
+        verdict_text = "ok" if r.ok else f"{r.error_kind}: {r.message}"
+        print(printable(f"rlgpt: {r.name}: {verdict_text}", 400), file=sys.stderr)
+    if errored:
+        return 3
     return 0 if all(r.ok for r in results) else 1
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()  # log lines escaped: no forged lines, no terminal codes
+    handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     try:
         if args.command == "tasks":
             code = _cmd_tasks(args.json, args.world)
@@ -323,10 +344,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
         else:
             code = _cmd_sandbox_check(args)
     except UserError as exc:
-        print(f"rlgpt: error: {exc}", file=sys.stderr)
+        print(printable(f"rlgpt: error: {exc}"), file=sys.stderr)
         code = 2
     except RLGPTError as exc:  # a clean stop: budget, endpoint failure, replies that never fit
-        print(f"rlgpt: stopped: {exc}", file=sys.stderr)
+        print(printable(f"rlgpt: stopped: {exc}"), file=sys.stderr)
         code = 1
     except BrokenPipeError:  # output piped into `head` and the like
         code = 0
@@ -337,8 +358,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
         here = launch.RUN_DIR[0] if launch.RUN_DIR else Path(tempfile.gettempdir())
         log = here / ("error.log" if launch.RUN_DIR else f"rlgpt-error-{os.getpid()}.log")
         log.write_text(traceback.format_exc())
-        print(f"rlgpt: failed: {type(exc).__name__}: {str(exc)[:300]} (traceback: {log})",
-              file=sys.stderr)  # fmt: skip
+        print(printable(f"rlgpt: failed: {type(exc).__name__}: {str(exc)[:300]} "
+                        f"(traceback: {log})"), file=sys.stderr)  # fmt: skip
         code = 1
     except KeyboardInterrupt:
         print("rlgpt: interrupted; what was computed is kept under the run directory",

@@ -92,6 +92,14 @@ def run_params(args: argparse.Namespace) -> Params:
     return validate_params(recorded, str(source), {**overrides, "llm": replay}, FLAGS)
 
 
+def sandbox_ready(params: Params) -> None:
+    """A run whose coded actions could not be validated is no RL-GPT run: without a working
+    sandbox (and no `sandbox.isolation: degraded`), stop before any work, in one line."""
+    from rlgpt.sandbox.client import check_isolation
+
+    check_isolation(params.sandbox.isolation)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from rlgpt.llm.factory import make_llm
     from rlgpt.worlds import find_task
@@ -99,6 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.run_id is not None:
         check_run_id(args.run_id)
     params = run_params(args)
+    sandbox_ready(params)
     task = find_task(params.run.world, params.run.task)
     make_llm(params.llm, params.run.runs_dir, task.world)  # no key, no recording: say so now
     run_id = check_run_id(args.run_id or f"{task.name}-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -120,8 +129,9 @@ def cmd_resume(args: argparse.Namespace) -> int:
     root = runs_dir / check_run_id(args.run_id)
     if not (root / "params.yaml").is_file():
         raise UserError(f"no run '{args.run_id}' under {args.runs_dir}/ (no params.yaml)")
-    lock = RunLock(runs_dir, args.run_id)
     params = read_run_params(root / "params.yaml")
+    sandbox_ready(params)
+    lock = RunLock(runs_dir, args.run_id)
     params.run.runs_dir = args.runs_dir
     ctx = RunContext(
         run_id=args.run_id, params=params, task=find_task(params.run.world, params.run.task),
@@ -206,7 +216,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     root = completed(Path(args.runs_dir), args.run_id, "reproduce")
     read_model(root / "summary.json", RunSummary)  # a damaged record: say so before any work
-    read_run_params(root / "params.yaml")
+    sandbox_ready(read_run_params(root / "params.yaml"))
     offline_env()
     from flows.server import RunServer
 

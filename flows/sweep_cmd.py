@@ -60,6 +60,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from flows import launch
 
     params, specs, root, sweep_id = _params_and_specs(args)
+    launch.sandbox_ready(params)
     grid = {"tasks": list(dict.fromkeys(s.task for s in specs)),
             "seeds": list(dict.fromkeys(s.seed for s in specs)), "iterations": args.iterations,
             "sets": list(args.set or [])}  # fmt: skip

@@ -207,6 +207,16 @@ class SandboxParams(_Section):
         default=True, description="Also run states from later in an episode (dusk, night, low "
         "food and drink, a hostile near, lava on the way, the target out of view).",
     )  # fmt: skip
+    step_cpu_ms: float = Field(
+        default=25.0, gt=0, description="Most CPU a coded action may use per step on average "
+        "(ms; its worker and every process it starts), in validation and in training; the "
+        "reference skills use about 1. Over it, validation fails it (timeout) and training "
+        "disables it with the reason.",
+    )  # fmt: skip
+    run_memory_mib: int = Field(
+        default=2048, ge=64, description="Memory all the sandboxed workers of one run may hold "
+        "together (MiB; each worker also has its own 1 GiB cap).",
+    )  # fmt: skip
 
     def required_effects(self, n: int) -> int:
         """How many of n met scenarios must show the effect."""

@@ -7,15 +7,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rlgpt.textsafe import storable_tree
 
 
 class Message(BaseModel):
-    """Base for every contract: frozen-by-convention, JSON-serialisable, hashable by content."""
+    """Base for every contract: frozen-by-convention, JSON-serialisable, hashable by content.
+    Any text is accepted: lone surrogates (from a worker's or a model's JSON) are stored as
+    their escapes, so every message encodes as UTF-8 and reads back (rlgpt/textsafe.py)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable_text(cls, data: Any) -> Any:
+        return storable_tree(data)
 
     def content_hash(self) -> str:
         """sha256 of the canonical JSON form (sorted keys)."""
@@ -287,8 +296,9 @@ class EvalReport(Message):
         default_factory=dict, description="Coded action -> calls that raised or misbehaved."
     )
     macro_faults: dict[str, str] = Field(
-        default_factory=dict, description="Coded action -> its failures and the latest one."
-    )
+        default_factory=dict, description="Coded action -> its failures and the latest one, "
+        "in evaluation, then in training ('in training: ...').",
+    )  # fmt: skip
     failure_traces: list[str] = Field(default_factory=list, description="Short traces.")
     ends: dict[str, float] = Field(
         default_factory=dict,

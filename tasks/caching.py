@@ -37,6 +37,8 @@ _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("train", "action_masking"): "off",
     ("scale", "candidates"): 1,
     ("eval", "selection_episodes"): 20,
+    ("sandbox", "step_cpu_ms"): 25.0,
+    ("sandbox", "run_memory_mib"): 2048,
 }
 # Where a stage runs is not one of its inputs either (a sweep on Dask finds a sequential run's
 # results); only the number of candidates changes what a stage computes.

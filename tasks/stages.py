@@ -191,6 +191,7 @@ def evaluate(
         ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
         ctx.params.sandbox,
     )  # fmt: skip
+    report = with_training_faults(report, trained)
     episodes = ctx.layout.file(k, "episodes.parquet")
     table.to_parquet(episodes, index=False)
     finish(ctx, [episodes, write_model(ctx.layout.file(k, "eval.json"), report)])
@@ -212,6 +213,18 @@ def select(
     )  # fmt: skip
     finish(ctx, [write_model(ctx.layout.file(k, "selection.json"), report)])
     return report
+
+
+def with_training_faults(report: EvalReport, trained: TrainResult) -> EvalReport:
+    """The evaluation's coded-action faults and, after them, those of training (an action
+    disabled there, e.g. for its CPU, may be rarely chosen after), so the critic sees both."""
+    if not trained.macro_faults:
+        return report
+    faults = dict(report.macro_faults)
+    for name, why in trained.macro_faults.items():
+        faults[name] = f"{faults[name]}; in training: {why}" if name in faults else (
+            f"in training: {why}")  # fmt: skip
+    return report.model_copy(update={"macro_faults": faults})
 
 
 @stage("critique", retries=2)

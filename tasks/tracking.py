@@ -1,7 +1,10 @@
 """MLflow tracking: one parent run per pipeline run, one nested run per iteration.
 
 Uses MlflowClient with explicit run ids (no global active run), batches metrics, and marks
-runs FAILED or KILLED when the pipeline stops early.
+runs FAILED or KILLED when the pipeline stops early. A run killed before it could close its
+parent leaves it RUNNING; the next run in the experiment ends it KILLED (tag rlgpt.orphaned)
+once the process it names (tag rlgpt.process) is gone, and a rerun of the same run id ends its
+old parent KILLED as it supersedes it.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from prefect import task
 
 from rlgpt.agents.prompting import all_template_hashes
 from rlgpt.config import Params
+from rlgpt.faults import maybe_crash
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
+from rlgpt.lineage.process import process_gone, process_tag
 from rlgpt.lineage.reproduce import Comparison
 from rlgpt.lineage.summary import IterationSummary
 from rlgpt.lineage.sweep import SweepSummary
@@ -53,19 +58,38 @@ def _logged(c: MlflowClient, run: str, key: str, step: int, value: float) -> boo
     return any(m.step == step and m.value == value for m in c.get_metric_history(run, key))
 
 
+def end_orphans(c: MlflowClient, experiment_id: str) -> list[str]:
+    """End KILLED every RUNNING rlgpt run of the experiment whose process is gone (and the
+    RUNNING iteration runs under it); their MLflow run ids."""
+    running = c.search_runs([experiment_id], filter_string="attributes.status = 'RUNNING'")
+    gone = {r.info.run_id for r in running
+            if process_gone(r.data.tags.get("rlgpt.process", ""))}  # fmt: skip
+    for r in running:
+        if r.info.run_id in gone or r.data.tags.get("mlflow.parentRunId") in gone:
+            c.set_tag(r.info.run_id, "rlgpt.orphaned", "true")
+            c.set_terminated(r.info.run_id, "KILLED")
+    return sorted(gone)
+
+
 @task(name="mlflow_start")
 def start_parent(ctx: RunContext, llm_model: str) -> str:
     """Create the parent run; params include prompt-template and skill-library hashes."""
     c = client(ctx.params.tracking.mlflow_uri)
     exp = _experiment(c, ctx.params.tracking.experiment)
+    end_orphans(c, exp)
     for old in _runs(c, exp, ctx.run_id):
         if ctx.resume and "rlgpt.iteration" not in old.data.tags:  # continue the parent
             c.update_run(old.info.run_id, status="RUNNING")
+            c.set_tag(old.info.run_id, "rlgpt.process", process_tag())
+            if "rlgpt.orphaned" in old.data.tags:
+                c.delete_tag(old.info.run_id, "rlgpt.orphaned")
             return str(old.info.run_id)
         if not ctx.resume:  # a forced rerun replaces the old runs of this id
             c.set_tag(old.info.run_id, "rlgpt.superseded", "true")
+            if old.info.status == "RUNNING":  # its process is gone: this run holds the lock
+                c.set_terminated(old.info.run_id, "KILLED")
     p = ctx.params
-    tags = {"rlgpt.run_id": ctx.run_id}
+    tags = {"rlgpt.run_id": ctx.run_id, "rlgpt.process": process_tag()}
     if p.tracking.parent_run:  # nested under a benchmark's run (benchmarks/paper.py)
         tags["mlflow.parentRunId"] = p.tracking.parent_run
     run = c.create_run(exp, run_name=ctx.run_id, tags=tags)
@@ -241,6 +265,7 @@ def end_parent(
     number of iterations), however often the run is resumed."""
     if ctx.mlflow_run_id is None:
         return
+    maybe_crash("end_parent")
     c = client(ctx.params.tracking.mlflow_uri)
     if not _logged(c, ctx.mlflow_run_id, "final_success_rate", iterations, final_success_rate):
         c.log_metric(ctx.mlflow_run_id, "final_success_rate", final_success_rate, step=iterations)

@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 from jinja2 import meta
 
+from rlgpt.textsafe import fence, quote
 from rlgpt.worlds import DEFAULT_WORLD
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
@@ -24,7 +25,7 @@ PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 @functools.cache
 def _env(world: str) -> jinja2.Environment:
     sections = jinja2.FileSystemLoader(PROMPTS_DIR / "worlds" / world)
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(
             [jinja2.FileSystemLoader(PROMPTS_DIR), jinja2.PrefixLoader({"world": sections})]
         ),
@@ -32,6 +33,10 @@ def _env(world: str) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # untrusted text (generated code, validation messages, traces) goes in through these
+    env.filters["fence"] = fence
+    env.filters["quote"] = quote
+    return env
 
 
 def _source(world: str, name: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from rlgpt.errors import UserError
+from rlgpt.textsafe import storable_tree
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,10 +25,12 @@ def sha256_file(path: Path) -> str:
 
 
 def write_json(path: Path, data: Any) -> Path:
-    """Write JSON atomically (temp file, then rename)."""
+    """Write JSON atomically (temp file, then rename); any text reads back (lone surrogates
+    are written as their escapes, rlgpt/textsafe.py)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
+    text = json.dumps(storable_tree(data), indent=2, sort_keys=True, default=str)
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return path
 
@@ -37,9 +40,15 @@ def write_model(path: Path, model: BaseModel) -> Path:
 
 
 def read_model(path: Path, model: type[M]) -> M:
-    """A record written by rlgpt; a missing or damaged one is a UserError naming the file."""
+    """A record written by rlgpt; a missing or damaged one is a UserError naming the file. A
+    record holding a lone surrogate's escape (which pydantic's JSON parser refuses, Python's
+    accepts) reads back with that character escaped (rlgpt/textsafe.py)."""
     try:
-        return model.model_validate_json(path.read_text())
+        text = path.read_text(encoding="utf-8")
+        try:
+            return model.model_validate_json(text)
+        except ValueError:
+            return model.model_validate(storable_tree(json.loads(text)))
     except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
         why = type(exc).__name__
         raise UserError(

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from rlgpt.textsafe import storable_tree
 
 
-class IterationSummary(BaseModel):
+class _Record(BaseModel):
+    """Any text is accepted and stored so that it reads back (rlgpt/textsafe.py)."""
+
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable_text(cls, data: Any) -> Any:
+        return storable_tree(data)
+
+
+class IterationSummary(_Record):
     iteration: int
     outer: int
     inner: int
@@ -29,8 +43,7 @@ class IterationSummary(BaseModel):
     reverted: dict[str, str] = {}  # coded actions whose revision was kept out, and why
 
 
-class RunSummary(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RunSummary(_Record):
     run_id: str
     task: str
     world: str = "crafter"  # summaries written before worlds were all Crafter's

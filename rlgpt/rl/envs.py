@@ -43,7 +43,8 @@ def make_env(
     base = world.make_env(task, observation=cfg.observation, view_radius=view_radius, seed=seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)  # type: ignore[arg-type]
     sb = sandbox or SandboxParams()
-    pool = MacroPool(inserted, world.skills(), sb.isolation, sb.reply_timeout_s)
+    pool = MacroPool(inserted, world.skills(), sb.isolation, sb.reply_timeout_s,
+                     step_cpu_ms=sb.step_cpu_ms, run_memory_mib=sb.run_memory_mib)  # fmt: skip
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     names = [c.name for c in inserted]
     prims = cfg.primitive_actions

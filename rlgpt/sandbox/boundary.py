@@ -3,9 +3,14 @@
 The root holds only the Python interpreter and its standard library (site-packages hidden), the
 shared libraries the interpreter links (from ldd, under /lib), the worker's own code (the
 rlgpt/sandbox package and the world's skill package with its parents' `__init__` files, under
-/sandbox), a minimal /dev, a private /proc and a
-size-limited tmpfs /tmp. No other host path: no /etc, /home, /run, /var or project files, so no
-host socket can be reached; every namespace is unshared, so there is no network either.
+/sandbox), and a /dev of five harmless devices
+(null, zero, full, random, urandom: no ptmx or pts, so no pty from the host-wide pool). No
+other host path: no /etc, /home, /run, /var or project files, so no host socket can be
+reached; every namespace is unshared, so there is no network either. There is no /proc (its
+cmdline, mountinfo and mounts would name host paths, and /proc/sys and sysrq-trigger would be
+there to write) and nothing writable: the whole root, /tmp included, is read-only, so nothing
+written inside can be executed (memfds cannot either: execveat is denied, and without /proc
+there is no path to them).
 
 Run as root, bubblewrap starts without a user namespace (in one, uid 65534 would map back to
 uid 0 outside); the worker keeps only CAP_SETUID and CAP_SETGID and drops to uid and gid 65534
@@ -27,7 +32,7 @@ from pathlib import Path
 SANDBOX_UID = 65534
 CODE_ROOT = "/sandbox"
 PY_ROOT = "/python"
-TMP_BYTES = 16 << 20
+DEVICES = ("null", "zero", "full", "random", "urandom")
 CLEAN_ENV = {"PATH": "/python/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 BOOT = (
@@ -75,7 +80,7 @@ def visible_paths(package: str) -> list[str]:
     paths = [f"{PY_ROOT}/bin/{VERSION}", f"{PY_ROOT}/lib/{VERSION}"]
     paths += [dest for _, dest in _shared_libraries(binary)]
     paths += [f"{CODE_ROOT}/{p}" for p in code_paths(package)]
-    return [*paths, "/dev", "/proc", "/tmp"]
+    return [*paths, *(f"/dev/{d}" for d in DEVICES), "/tmp"]
 
 
 def _root_args(package: str) -> list[str]:
@@ -106,8 +111,10 @@ def _root_args(package: str) -> list[str]:
         bind(src, dest)
     for rel in code_paths(package):
         bind(code / rel, f"{CODE_ROOT}/{rel}")
-    args += ["--dev", "/dev", "--proc", "/proc"]
-    args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    mkdirs("/dev")
+    for dev in DEVICES:
+        args.extend(["--dev-bind", f"/dev/{dev}", f"/dev/{dev}"])
+    args += ["--perms", "0555", "--dir", "/tmp", "--chdir", "/tmp", "--remount-ro", "/"]
     return args
 
 
@@ -123,15 +130,21 @@ def bwrap_command(seccomp_fd: int, package: str) -> list[str]:
         ids = ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
     env = ["--clearenv", *[a for k, v in CLEAN_ENV.items() for a in ("--setenv", k, v)]]
     return [
-        "bwrap", "--die-with-parent", "--new-session", *namespaces, *_root_args(package), *ids,
+        "bwrap", "--die-with-parent", "--new-session", *namespaces, "--hostname", "sandbox",
+        *_root_args(package), *ids,
         "--seccomp", str(seccomp_fd), *env,
         f"{PY_ROOT}/bin/{VERSION}", "-I", "-S", "-B", "-c", BOOT,
     ]  # fmt: skip
 
 
 def degraded_command() -> list[str]:
-    """The worker's command line without bubblewrap (explicit degraded mode only)."""
-    return [sys.executable, "-I", "-m", "rlgpt.sandbox.worker"]
+    """The worker's command line without bubblewrap (explicit degraded mode only): this very
+    rlgpt's worker code, whichever rlgpt is installed."""
+    root = str(Path(__file__).resolve().parents[2])
+    boot = (
+        f"import sys; sys.path.insert(0, {root!r}); from rlgpt.sandbox.worker import main; main()"
+    )
+    return [sys.executable, "-I", "-c", boot]
 
 
 @functools.cache

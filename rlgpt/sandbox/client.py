@@ -1,4 +1,5 @@
-"""Host side of the sandboxed worker: start it contained, talk JSON lines, kill on timeout."""
+"""Host side of the sandboxed worker: start it contained, talk JSON lines with a total deadline
+on every write and read, kill it on a timeout or when it costs more CPU than it may."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import contextlib
 import json
 import logging
 import os
-import select
 import signal
 import subprocess
 import tempfile
@@ -17,21 +17,30 @@ from rlgpt.errors import MacroError, UserError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
 from rlgpt.sandbox.limits import Limits
+from rlgpt.sandbox.pipes import PipeClosed, PipeTimeout, nonblocking, read_line, write_all
 from rlgpt.sandbox.seccomp import filter_fd
+from rlgpt.textsafe import printable
 from rlgpt.worlds.base import SkillPackage
 
-__all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works"]
+__all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works", "check_isolation"]
 
 log = logging.getLogger(__name__)
 MAX_REPLY_BYTES = 65_536
 WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
+IDLE_CPU_NS = 100_000_000  # CPU a worker may use between calls, when it should be blocked
+MIN_STEPS = 16  # steps before a worker's CPU per step is judged
 
 
 class SandboxUnavailable(UserError):
     """No isolation layer works here and degraded mode was not asked for (fail closed)."""
 
 
-def _check_isolation(isolation: str) -> None:
+def _text(value: Any) -> str:
+    """Text from the worker as rlgpt keeps it: one escaped line of at most 300 characters."""
+    return printable(value, 300) if isinstance(value, str) else "(no message)"
+
+
+def check_isolation(isolation: str) -> None:
     if isolation == "degraded":
         log.warning("sandbox in DEGRADED mode: rlimits and a clean environment only, no bwrap")
     elif not bwrap_works():
@@ -47,24 +56,32 @@ class MacroWorker:
     Generated code never runs in this (trusted) process and never sees its environment
     variables: the child runs inside the OS boundary (rlgpt/sandbox/boundary.py: bubblewrap
     over a minimal root, uid 65534, seccomp) with cgroup and rlimit limits
-    (rlgpt/sandbox/limits.py). Each reply must arrive within `timeout_s` in all (and before
-    `deadline`), or the whole process group is killed and MacroError raised. `gate=False`
-    (tests of the OS layer alone) runs the code unchecked with the real builtins.
+    (rlgpt/sandbox/limits.py). Each request must be taken and its reply arrive within
+    `timeout_s` in all (and before `deadline`), or the whole process group is killed and
+    MacroError raised. Where its cgroup measures CPU, a worker that uses CPU between calls
+    (a process it left running) or more than `step_cpu_ms` per step on average is killed with
+    a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs the code
+    unchecked with the real builtins.
     """
 
     def __init__(
         self, coded: list[CodedAction], skills: SkillPackage, timeout_s: float = 5.0,
         memory_mib: int = 1024, isolation: str = "bwrap", cpu_s: int | None = None,
-        deadline: float | None = None, gate: bool = True,
+        deadline: float | None = None, gate: bool = True, run_memory_mib: int = 0,
+        step_cpu_ms: float | None = None,
     ) -> None:  # fmt: skip
         self.timeout_s = timeout_s
         self.deadline = deadline  # time.monotonic() past which no wait may go
-        _check_isolation(isolation)
+        check_isolation(isolation)
         self.isolation = isolation
+        self.step_cpu_ms = step_cpu_ms
+        self.steps = 0
+        self.cpu_ns = 0  # CPU of its calls so far (0 where not measured)
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
-        self._limits = Limits(memory_mib, cpu_s)
+        self._limits = Limits(memory_mib, cpu_s, run_memory_mib)
         req_r, self._req_w = os.pipe()
         self._rep_r, rep_w = os.pipe()
+        nonblocking(self._req_w)  # a worker that stops reading cannot hold a write
         fds = [req_r, rep_w]
         if isolation == "degraded":
             cmd, env = degraded_command(), dict(CLEAN_ENV, PATH="/usr/bin:/bin")
@@ -83,7 +100,8 @@ class MacroWorker:
                 os.close(fd)
         os.close(req_r)
         os.close(rep_w)
-        self._buf = b""
+        self._buf = bytearray()
+        self._cpu_mark: int | None = None  # CPU at its last reply (None: none yet, not measured)
         self._sent: dict[str, Any] = {}
         self._primitives = frozenset(skills.primitives)
         reply = self._call(
@@ -102,37 +120,37 @@ class MacroWorker:
             isinstance(k, str) and isinstance(v, str) for k, v in errors.items()
         ):
             raise self._fail("crash", "forged load reply (protocol broken)")
-        self.load_errors: dict[str, str] = {k: v[:300] for k, v in errors.items()}
+        self.load_errors: dict[str, str] = {k: _text(v) for k, v in errors.items()}
 
     def _fail(self, kind: str, message: str) -> MacroError:
         self.close()
         return MacroError(kind, message)
 
     def _call(self, msg: dict[str, Any], timeout_s: float | None = None) -> dict[str, Any]:
-        """Send one request; the reply object. The wait has one total deadline (a worker that
-        drips bytes is cut off like a silent one), never longer than `self.deadline`, and any
-        trouble with the reply's bytes is a MacroError, never another exception."""
-        try:
-            os.write(self._req_w, (json.dumps(msg) + "\n").encode())
-        except OSError:
-            raise self._fail("crash", "the sandboxed worker died") from None
+        """Send one request; the reply object. Writing the request and reading the reply share
+        one total deadline (a worker that stops reading, or drips bytes, is cut off like a
+        silent one), never later than `self.deadline`, and any trouble with the reply's bytes
+        is a MacroError, never another exception."""
+        if msg["op"] != "load":  # starting up costs CPU; after that, between calls, none
+            self.check_idle()
         limit = timeout_s if timeout_s is not None else self.timeout_s
         end = time.monotonic() + limit
         if self.deadline is not None:
             end = min(end, self.deadline)
-        while b"\n" not in self._buf:
-            left = end - time.monotonic()
-            ready = select.select([self._rep_r], [], [], left)[0] if left > 0 else []
-            if not ready:
-                raise self._fail("timeout", f"no complete answer within {limit:.1f}s (killed)")
-            chunk = os.read(self._rep_r, 65_536)
-            if not chunk:
-                code = self._proc.poll()
-                raise self._fail("crash", f"the sandboxed worker exited (code {code})")
-            self._buf += chunk
-            if len(self._buf) > MAX_REPLY_BYTES:
-                raise self._fail("crash", "reply larger than the cap (protocol broken)")
-        line, _, self._buf = self._buf.partition(b"\n")
+        try:
+            write_all(self._req_w, (json.dumps(msg) + "\n").encode(), end)
+            line = read_line(self._rep_r, self._buf, end, MAX_REPLY_BYTES)
+        except PipeTimeout:
+            why = f"no complete answer within {limit:.1f}s (killed)"
+            raise self._fail("timeout", why) from None
+        except PipeClosed:
+            code = self._proc.poll()
+            raise self._fail("crash", f"the sandboxed worker exited (code {code})") from None
+        except ValueError:
+            raise self._fail("crash", "reply larger than the cap (protocol broken)") from None
+        except OSError:
+            raise self._fail("crash", "the sandboxed worker died") from None
+        self._count_cpu(msg["op"])
         try:
             reply = json.loads(line)
         except Exception as exc:  # noqa: BLE001 - ValueError, RecursionError, MemoryError, ...
@@ -141,19 +159,47 @@ class MacroWorker:
             raise self._fail("crash", "reply is not an object (protocol broken)")
         return reply
 
+    def check_idle(self) -> None:
+        """Kill the worker if it used CPU since its last reply, when it should be blocked
+        reading its next request (a process it left running)."""
+        now = self._limits.cpu_ns()
+        if now is None or self._cpu_mark is None:
+            return
+        if now - self._cpu_mark > IDLE_CPU_NS:
+            spent = (now - self._cpu_mark) / 1e9
+            raise self._fail("cpu", f"used {spent:.2f} s of CPU between calls, when it should "
+                             "be idle (a process left running?); killed")  # fmt: skip
+        self._cpu_mark = now
+
+    def _count_cpu(self, op: str) -> None:
+        """Charge the call's CPU to its steps (a stop's, its `finally`, too; not the load's);
+        past MIN_STEPS, kill a worker whose CPU per step is over `step_cpu_ms` on average."""
+        before, self._cpu_mark = self._cpu_mark, self._limits.cpu_ns()
+        if before is None or self._cpu_mark is None or op == "load":
+            return
+        self.cpu_ns += self._cpu_mark - before
+        if op != "stop":
+            self.steps += 1
+        if self.step_cpu_ms is None or self.steps < MIN_STEPS:
+            return
+        per_step = self.cpu_ns / self.steps / 1e6
+        if per_step > self.step_cpu_ms:
+            raise self._fail("cpu", f"costs {per_step:.1f} ms of CPU per step over {self.steps} "
+                             f"steps, more than the {self.step_cpu_ms:g} ms allowed "
+                             "(sandbox.step_cpu_ms); killed")  # fmt: skip
+
     def _advance(self, msg: dict[str, Any]) -> str | None:
         reply = self._call(msg)
         if "error" in reply:
             kind, message = reply["error"], reply.get("message", "")
             if not isinstance(kind, str) or kind not in WORKER_ERRORS:
                 raise self._fail("crash", "forged error kind (protocol broken)")
-            text = message if isinstance(message, str) else "(no message)"
-            raise MacroError(kind, text[:300])
+            raise MacroError(kind, _text(message))
         if reply.get("done") is True:
             return None
         action = reply.get("action")
         if not isinstance(action, str) or action not in self._primitives:
-            raise MacroError("invalid_action", f"unknown action {repr(action)[:40]}")
+            raise MacroError("invalid_action", f"unknown action {_text(repr(action))[:40]}")
         return action
 
     def _delta(self, state: dict[str, Any]) -> dict[str, Any]:

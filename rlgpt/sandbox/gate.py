@@ -1,34 +1,78 @@
 """Static gate for generated code: size cap, parse, AST allow-list, required signature.
 
-It closes classes of escape, not names: no name or attribute beginning with "_", no attribute of
-the interpreter's internals (frames f_*, code co_*, tracebacks tb_*, generators and coroutines
-gi_*/cr_*/ag_*), none of the attributes that hand out `object` or `type` (mro, registry,
-register, dispatch) or read attributes by string (format, format_map), no attribute assignment,
-no `match` class patterns (they name attributes as strings). It is a courtesy that gives early,
-readable errors; the sandboxed worker and the OS layer hold without it.
-Importable without pydantic: the sandboxed worker runs it again on its minimal root.
+It closes classes of escape, not names: no name beginning with "__", no attribute beginning
+with "_" nor of the interpreter's internals (frames f_*, code co_*, tracebacks tb_*,
+generators and coroutines gi_*/cr_*/ag_*), none of the attributes that hand out `object` or
+`type` (mro, registry, register, dispatch) or read and write attributes whose names are given
+as data (format, format_map, update_wrapper, wraps, attrgetter, methodcaller, ...), no
+attribute assignment, no `match` class patterns (they name attributes as strings). Imports
+name only what EXPOSED lists: whole modules of C functions (math, itertools), and chosen
+members of random, collections and functools (none that takes attribute names as data, none
+of their Python classes); no alias begins with "_" (`from random import _os` would name
+random's own `os`). Identifiers arrive NFKC-normalised by Python's parser, so full-width
+letters and underscores are checked as what they become. The gate gives early, readable
+errors; the worker (rlgpt/sandbox/worker.py) hands out only what EXPOSED lists, sealed, and the
+OS layer holds without either. Importable without pydantic: the sandboxed worker runs it again
+on its minimal root.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
+import math
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rlgpt.messages import ActionValidation
 
 MAX_SOURCE_BYTES = 20_000
-ALLOWED_IMPORTS = frozenset({"math", "random", "itertools", "collections", "functools"})
+
+
+def _public(module: ModuleType) -> frozenset[str]:
+    return frozenset(n for n in vars(module) if not n.startswith("_"))
+
+
+# What generated code may import, member by member: the gate checks `from M import x` against
+# it and the worker builds its module copies from it (one list for both).
+EXPOSED: dict[str, frozenset[str]] = {
+    "math": _public(math),  # C functions and constants
+    "itertools": _public(itertools),  # C types
+    "random": frozenset(
+        {
+            "random",
+            "uniform",
+            "randint",
+            "randrange",
+            "choice",
+            "choices",
+            "shuffle",
+            "sample",
+            "gauss",
+            "seed",
+        }
+    ),  # fmt: skip
+    "collections": frozenset({"deque", "defaultdict", "OrderedDict"}),  # C types
+    "functools": frozenset({"reduce", "partial", "lru_cache", "cache", "cmp_to_key"}),
+}
+ALLOWED_IMPORTS = frozenset(EXPOSED)
 FORBIDDEN_NAMES = frozenset(
     {
-        "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "globals",
+        "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "hasattr", "globals",
         "locals", "vars", "__import__", "input", "breakpoint", "exit", "quit", "memoryview",
         "help", "dir", "type", "object", "super", "classmethod", "staticmethod", "property",
         "os", "sys", "subprocess", "socket", "ctypes", "builtins", "importlib", "gc",
     }
 )  # fmt: skip
 INTERNAL_PREFIXES = ("_", "f_", "co_", "tb_", "gi_", "cr_", "ag_")
-FORBIDDEN_ATTRS = frozenset({"mro", "registry", "register", "dispatch", "format", "format_map"})
+FORBIDDEN_ATTRS = frozenset(
+    {
+        "mro", "registry", "register", "dispatch", "format", "format_map", "update_wrapper",
+        "wraps", "attrgetter", "methodcaller", "itemgetter", "partialmethod",
+        "singledispatchmethod", "singledispatch", "cached_property", "total_ordering",
+    }
+)  # fmt: skip
 _ALLOWED_TOP = (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Assign, ast.Expr)
 
 
@@ -39,13 +83,43 @@ class GateError(Exception):
         self.message = message
 
 
+def _check_import(node: ast.Import | ast.ImportFrom, line: object) -> None:
+    """Modules and members that EXPOSED lists, under names that do not begin with "_"."""
+    for alias in node.names:
+        if alias.asname is not None and alias.asname.startswith("_"):
+            raise GateError("gate", f"line {line}: import alias '{alias.asname}' is not allowed")
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name not in EXPOSED:
+                raise GateError("gate", f"line {line}: import of '{alias.name}' is not allowed")
+        return
+    mod = node.module or ""
+    if node.level or mod not in EXPOSED:
+        raise GateError("gate", f"line {line}: import of '{'.' * node.level}{mod}' is not allowed")
+    for alias in node.names:
+        if alias.name not in EXPOSED[mod]:
+            offer = ", ".join(sorted(EXPOSED[mod])) if len(EXPOSED[mod]) < 12 else "its names"
+            raise GateError("gate", f"line {line}: '{alias.name}' is not available from {mod} "
+                            f"(available: {offer})")  # fmt: skip
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """Names a node binds besides plain assignments: defs, arguments, handlers, patterns."""
+    if isinstance(node, ast.FunctionDef):
+        return [node.name]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    return []
+
+
 def _check_node(node: ast.AST) -> None:
     line = getattr(node, "lineno", "?")
     if isinstance(node, ast.Import | ast.ImportFrom):
-        mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
-        for mod in mods:
-            if (mod or "").split(".")[0] not in ALLOWED_IMPORTS:
-                raise GateError("gate", f"line {line}: import of '{mod}' is not allowed")
+        _check_import(node, line)
     elif isinstance(node, ast.Name) and (node.id in FORBIDDEN_NAMES or node.id.startswith("__")):
         raise GateError("gate", f"line {line}: name '{node.id}' is not allowed")
     elif isinstance(node, ast.Attribute):
@@ -57,6 +131,9 @@ def _check_node(node: ast.AST) -> None:
         raise GateError("gate", f"line {line}: class patterns in `match` are not allowed")
     elif isinstance(node, ast.Global | ast.Nonlocal | ast.ClassDef | ast.AsyncFunctionDef):
         raise GateError("gate", f"line {line}: {type(node).__name__} is not allowed")
+    for name in _bound_names(node):
+        if name.startswith("__") or name in FORBIDDEN_NAMES:
+            raise GateError("gate", f"line {line}: name '{name}' is not allowed")
 
 
 def _is_generator(fn: ast.FunctionDef) -> bool:

@@ -1,15 +1,21 @@
-"""Memory and process limits that hold across every process of one sandboxed worker.
+"""Memory, process and CPU limits that hold across every process of a sandboxed worker, and
+across all the workers of one run.
 
-Per-process rlimits (address space, file size, open files, CPU) are always set. On top, each
-worker gets its own cgroup: cgroup v2 when a writable hierarchy has the memory and pids
-controllers, else cgroup v1's memory and pids hierarchies. The memory limit then counts every
-process of the worker and the pages of its tmpfs; the pids limit caps its processes and threads.
-Where no cgroup is writable, RLIMIT_NPROC caps the processes of the worker's uid and the tmpfs
-has a fixed size (bubblewrap's --size). Which mode is in force is probed once and logged.
+Per-process rlimits (address space, file size, open files, queued signals, message queues,
+locked memory, CPU while validating) are always set. On top, the workers of one rlgpt process
+(a run) share one cgroup, `rlgpt-<pid>`, that caps their memory and processes together, and
+each worker has its own cgroup inside it: its memory, at most PIDS_MAX processes, one CPU's
+worth of time (a process it leaves running cannot take more), and a CPU-time counter the host
+reads around each call (rlgpt/sandbox/client.py) to tell how much CPU a step cost and whether
+the worker burned CPU while it should have been idle. cgroup v2 when a writable hierarchy
+gives those controllers, else cgroup v1's memory, pids, cpu and cpuacct hierarchies. Where no
+cgroup is writable, RLIMIT_NPROC caps the processes of the worker's uid and RLIMIT_CPU the
+CPU of each process, and CPU is not measured. Which mode is in force is probed once and logged.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import itertools
@@ -22,112 +28,183 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-PIDS_MAX = 32
+PIDS_MAX = 8  # bubblewrap, its init, the worker, and a few children a test may fork
+RUN_PIDS_MAX = 256
 NPROC_FALLBACK = 256
+CPU_PERIOD_US = 100_000
+IDLE_CPU_S = 3600  # rlimit mode, training: a process left burning dies after this much CPU
 _serial = itertools.count()
 
 
-def _own_v1(controller: str) -> Path | None:
-    """This process's cgroup v1 directory of `controller`, if that hierarchy is mounted."""
+def _own(controller: str | None) -> Path | None:
+    """This process's cgroup directory: cgroup v2 (controller None) or v1's `controller`."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
         return None
     for line in lines:
         _, controllers, path = line.split(":", 2)
-        if controller in controllers.split(","):
-            return CGROUP_ROOT / controller / path.lstrip("/")
-    return None
-
-
-def _own_v2() -> Path | None:
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        if line.startswith("0::"):
-            base = CGROUP_ROOT if (CGROUP_ROOT / "cgroup.controllers").exists() else None
-            if base is None:
+        if controller is None and controllers == "":
+            if not (CGROUP_ROOT / "cgroup.controllers").exists():
                 return None
-            return base / line[3:].lstrip("/")
+            return CGROUP_ROOT / path.lstrip("/")
+        if controller is not None and controller in controllers.split(","):
+            return CGROUP_ROOT / controllers / path.lstrip("/")
     return None
 
 
-def _writable(path: Path | None) -> bool:
-    if path is None or not path.is_dir():
-        return False
-    probe = path / f"rlgpt-probe-{os.getpid()}"
+def _write(path: Path, value: str) -> bool:
     try:
-        probe.mkdir()
-        probe.rmdir()
+        path.write_text(value)
     except OSError:
         return False
     return True
 
 
+def _probe(base: Path | None, files: tuple[str, ...]) -> bool:
+    """Whether a child cgroup made under `base` gets `files` (its controllers are on)."""
+    if base is None or not base.is_dir():
+        return False
+    probe = base / f"rlgpt-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return False
+    try:
+        return all((probe / f).exists() for f in files)
+    finally:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+
+
 def _sweep(base: Path | None) -> None:
-    """Remove empty cgroups left by rlgpt processes that died without closing them."""
+    """Remove the cgroups of rlgpt processes that died without removing them."""
     if base is None:
         return
-    for path in base.glob("rlgpt-*-*"):
+    for path in base.glob("rlgpt-*"):
         try:
             os.kill(int(path.name.split("-")[1]), 0)
         except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                path.rmdir()
-        except (ValueError, PermissionError):
+            for child in [*path.glob("w*"), path]:
+                with contextlib.suppress(OSError):
+                    child.rmdir()
+        except (ValueError, PermissionError, IndexError):
             continue
 
 
 @functools.cache
 def mode() -> str:
     """'cgroup2', 'cgroup1' or 'rlimit' (logged once); sweeps cgroups of dead rlgpt runs."""
-    for base in (_own_v2(), _own_v1("memory"), _own_v1("pids")):
+    for base in (_own(None), *(_own(c) for c in ("memory", "pids", "cpu", "cpuacct"))):
         _sweep(base)
-    v2 = _own_v2()
-    if v2 is not None and _writable(v2):
-        ctl = (v2 / "cgroup.controllers").read_text().split()
-        if {"memory", "pids"} <= set(ctl):
-            log.info("sandbox limits: cgroup v2 (memory.max, pids.max) under %s", v2)
-            return "cgroup2"
-    mem, pids = _own_v1("memory"), _own_v1("pids")
-    if _writable(mem) and _writable(pids):
-        log.info("sandbox limits: cgroup v1 (memory and pids) under %s and %s", mem, pids)
+    if _probe(_own(None), ("memory.max", "pids.max")):
+        log.info("sandbox limits: cgroup v2 under %s", _own(None))
+        return "cgroup2"
+    if _probe(_own("memory"), ("memory.limit_in_bytes",)) and _probe(_own("pids"), ("pids.max",)):
+        log.info("sandbox limits: cgroup v1 (memory, pids, cpu, cpuacct)")
         return "cgroup1"
-    log.warning("sandbox limits: no writable cgroup; RLIMIT_NPROC and a sized tmpfs instead")
+    log.warning("sandbox limits: no writable cgroup; RLIMIT_NPROC and RLIMIT_CPU instead, and "
+                "CPU between calls is not measured")  # fmt: skip
     return "rlimit"
+
+
+@functools.cache
+def _run_groups() -> dict[str, Path]:
+    """This process's run-level cgroups by controller ('' for v2), made once, removed at exit
+    (once its workers' groups are gone)."""
+    name = f"rlgpt-{os.getpid()}"
+    if mode() == "cgroup2":
+        own = _own(None)
+        assert own is not None
+        groups = {"": own / name}
+    else:
+        found = {c: _own(c) for c in ("memory", "pids", "cpu", "cpuacct")}
+        groups = {c: base / name for c, base in found.items() if base is not None}
+    for path in groups.values():
+        with contextlib.suppress(FileExistsError):
+            path.mkdir()
+    for controller in ("memory", "pids", "cpu") if "" in groups else ():
+        _write(groups[""] / "cgroup.subtree_control", f"+{controller}")  # one by one: any may fail
+    atexit.register(_remove_run_groups, list(groups.values()))
+    return groups
+
+
+def _remove_run_groups(paths: list[Path]) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            path.rmdir()
 
 
 class Limits:
     """The limits of one worker. `enter()` runs in the child before exec (it joins the
-    cgroups and sets the rlimits); `close()` removes the cgroups once the worker is dead."""
+    cgroups and sets the rlimits); `close()` removes the worker's cgroups once it is dead."""
 
-    def __init__(self, memory_mib: int, cpu_s: int | None) -> None:
+    def __init__(self, memory_mib: int, cpu_s: int | None, run_memory_mib: int = 0) -> None:
         self.memory_mib = memory_mib
         self.cpu_s = cpu_s
         self.mode = mode()
         self.dirs: list[Path] = []
-        name = f"rlgpt-{os.getpid()}-{next(_serial)}"
-        limit = str(memory_mib << 20)
+        self._usage: tuple[int, bool] | None = None  # (fd, microseconds in cpu.stat)
+        if self.mode == "rlimit":
+            return
+        groups = _run_groups()
+        name = f"w{next(_serial)}"
+        if run_memory_mib:
+            memory_mib = min(memory_mib, run_memory_mib)
+        limit, run_limit = str(memory_mib << 20), str(run_memory_mib << 20)
         if self.mode == "cgroup2":
-            base = _own_v2()
-            assert base is not None
-            self._make(base / name, {"memory.max": limit, "memory.swap.max": "0",
-                                     "pids.max": str(PIDS_MAX)})  # fmt: skip
-        elif self.mode == "cgroup1":
-            mem, pids = _own_v1("memory"), _own_v1("pids")
-            assert mem is not None and pids is not None
-            self._make(mem / name, {"memory.limit_in_bytes": limit,
-                                    "memory.memsw.limit_in_bytes": limit})  # fmt: skip
-            self._make(pids / name, {"pids.max": str(PIDS_MAX)})
+            run = groups[""]
+            if run_memory_mib:
+                _write(run / "memory.max", run_limit)
+            _write(run / "pids.max", str(RUN_PIDS_MAX))
+            self._make(run / name, {"memory.max": limit, "memory.swap.max": "0",
+                                    "pids.max": str(PIDS_MAX),
+                                    "cpu.max": f"{CPU_PERIOD_US} {CPU_PERIOD_US}"})  # fmt: skip
+            self._open_usage(run / name / "cpu.stat", True)
+            return
+        # memsw may never be below the memory limit: in this order, raising and lowering work
+        for key in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")[::-1] * 2:
+            if run_memory_mib:
+                _write(groups["memory"] / key, run_limit)
+        _write(groups["pids"] / "pids.max", str(RUN_PIDS_MAX))
+        self._make(groups["memory"] / name, {"memory.limit_in_bytes": limit,
+                                             "memory.memsw.limit_in_bytes": limit})  # fmt: skip
+        self._make(groups["pids"] / name, {"pids.max": str(PIDS_MAX)})
+        if "cpu" in groups:
+            self._make(groups["cpu"] / name, {"cpu.cfs_quota_us": str(CPU_PERIOD_US)}, True)
+        acct = groups["cpuacct"] / name if "cpuacct" in groups else None
+        if acct is not None and (acct in self.dirs or self._make(acct, {}, True)):
+            self._open_usage(acct / "cpuacct.usage", False)  # one dir where cpu,cpuacct share
 
-    def _make(self, path: Path, values: dict[str, str]) -> None:
-        path.mkdir()
+    def _make(self, path: Path, values: dict[str, str], optional: bool = False) -> bool:
+        try:
+            path.mkdir()
+        except OSError:
+            if not optional:
+                raise
+            return False
         self.dirs.append(path)
         for key, value in values.items():
-            with contextlib.suppress(OSError):  # e.g. memsw without swap accounting
-                (path / key).write_text(value)
+            _write(path / key, value)  # e.g. memsw without swap accounting: not there
+        return True
+
+    def _open_usage(self, path: Path, usec: bool) -> None:
+        with contextlib.suppress(OSError):
+            self._usage = (os.open(path, os.O_RDONLY | os.O_CLOEXEC), usec)
+
+    def cpu_ns(self) -> int | None:
+        """CPU time all of the worker's processes used so far (None where not measured)."""
+        if self._usage is None:
+            return None
+        fd, usec = self._usage
+        try:
+            data = os.pread(fd, 4096, 0)
+        except OSError:
+            return None
+        if not usec:
+            return int(data)
+        first = data.split(b"\n", 1)[0].split()  # "usage_usec N"
+        return int(first[1]) * 1000 if len(first) == 2 else None
 
     def enter(self) -> None:
         """In the child, before exec: join the cgroups, then the per-process limits."""
@@ -139,13 +216,22 @@ class Limits:
         mem = self.memory_mib << 20
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if self.cpu_s is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_s, self.cpu_s + 1))
+        # per-user kernel budgets: a worker may hold only a sliver of its uid's share
+        resource.setrlimit(resource.RLIMIT_SIGPENDING, (64, 64))
+        resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
+        cpu = self.cpu_s if self.cpu_s is not None else (IDLE_CPU_S if not self.dirs else None)
+        if cpu is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         if self.mode == "rlimit":
             resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_FALLBACK, NPROC_FALLBACK))
 
     def close(self) -> None:
         """Kill anything left in the cgroups, then remove them."""
+        if self._usage is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._usage[0])
+            self._usage = None
         for path in self.dirs:
             procs = path / "cgroup.procs"
             with contextlib.suppress(OSError, ValueError):

@@ -3,12 +3,17 @@
 No two coded actions share a process, so none can reach another's namespace, modules or view.
 A worker that hangs (no answer in time) or dies is killed and started again before the error
 goes up; the runtime then counts the call as a failed one (rlgpt/skills/runtime.py), and
-training goes on.
+training goes on. A worker that costs too much CPU (per step, or between calls: a process it
+left running) is killed and not started again: its action is out for the rest of the training,
+and the runtime disables it with the reason. Between calls, the pool looks at every idle
+worker's CPU at most every IDLE_SWEEP_S, so a burner is stopped even while its action is not
+called.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from rlgpt.errors import MacroError
@@ -17,6 +22,7 @@ from rlgpt.sandbox.client import MacroWorker
 from rlgpt.worlds.base import SkillPackage
 
 log = logging.getLogger(__name__)
+IDLE_SWEEP_S = 0.5
 
 
 class MacroPool:
@@ -24,15 +30,20 @@ class MacroPool:
 
     def __init__(
         self, coded: list[CodedAction], skills: SkillPackage, isolation: str,
-        timeout_s: float = 5.0, gate: bool = True,
+        timeout_s: float = 5.0, gate: bool = True, *, step_cpu_ms: float | None = None,
+        run_memory_mib: int = 0,
     ) -> None:  # fmt: skip
         self._coded = {c.name: c for c in coded}
         self._skills = skills
         self._gate = gate
         self._isolation = isolation
         self._timeout_s = timeout_s
+        self._step_cpu_ms = step_cpu_ms
+        self._run_memory_mib = run_memory_mib
         self._workers: dict[str, MacroWorker] = {}
+        self._out: dict[str, str] = {}  # action -> why its worker is gone for good
         self._current: str | None = None
+        self._swept = time.monotonic()
         self.restarts = 0
         try:
             for name in self._coded:
@@ -42,8 +53,11 @@ class MacroPool:
             raise
 
     def _spawn(self, name: str) -> MacroWorker:
-        return MacroWorker([self._coded[name]], self._skills, timeout_s=self._timeout_s,
-                           isolation=self._isolation, gate=self._gate)  # fmt: skip
+        return MacroWorker(
+            [self._coded[name]], self._skills, timeout_s=self._timeout_s,
+            isolation=self._isolation, gate=self._gate, step_cpu_ms=self._step_cpu_ms,
+            run_memory_mib=self._run_memory_mib,
+        )  # fmt: skip
 
     def _restart(self, name: str) -> None:
         self._workers[name].close()
@@ -51,7 +65,28 @@ class MacroPool:
         log.warning("coded action %s: its worker hung or died; restarted", name)
         self._workers[name] = self._spawn(name)
 
+    def _retire(self, name: str, exc: MacroError) -> None:
+        self._workers.pop(name).close()
+        self._out[name] = exc.message
+        log.warning("coded action %s: its worker is stopped for good: %s", name, exc.message)
+
+    def _sweep_idle(self, busy: str) -> None:
+        """Every IDLE_SWEEP_S at most: stop idle workers that use CPU (not `busy`'s)."""
+        now = time.monotonic()
+        if now - self._swept < IDLE_SWEEP_S:
+            return
+        self._swept = now
+        for name, worker in list(self._workers.items()):
+            if name != busy:
+                try:
+                    worker.check_idle()
+                except MacroError as exc:
+                    self._retire(name, exc)
+
     def _ask(self, name: str, op: str, state: dict[str, Any]) -> str | None:
+        self._sweep_idle(name)
+        if name in self._out:
+            raise MacroError("cpu", self._out[name])
         worker = self._workers[name]
         try:
             if op == "stop":
@@ -59,7 +94,9 @@ class MacroPool:
                 return None
             return worker.start(name, state) if op == "start" else worker.next(state)
         except MacroError as exc:
-            if exc.kind in ("timeout", "crash"):
+            if exc.kind == "cpu":
+                self._retire(name, exc)
+            elif exc.kind in ("timeout", "crash"):
                 self._restart(name)
             raise
 

@@ -6,7 +6,10 @@ debugging and other processes' memory (ptrace, process_vm_*), namespaces and mou
 setns, mount, pivot_root, chroot, and clone with any CLONE_NEW* flag), the kernel's key store,
 BPF, perf, userfaultfd, io_uring, modules, kexec, reboot, swap, accounting, quotas, syslog and
 handle-based opens. clone3 answers ENOSYS, so the C library falls back to clone, whose flags the
-filter can inspect.
+filter can inspect. Also denied, as budgets a worker would share with the host's processes of
+its uid or with the whole host: inotify instances (128 per uid), POSIX message queues, and
+pipe resizing (F_SETPIPE_SZ: pipe pages are counted per uid; a shrunk request pipe is also how a
+worker would try to block its host's writes). And execveat, the one way to run a memfd.
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ DENIED = (
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
     "swapon", "swapoff", "acct", "quotactl", "syslog", "open_by_handle_at",
     "name_to_handle_at", "iopl", "ioperm", "lookup_dcookie", "fanotify_init", "personality",
+    "inotify_init", "inotify_init1", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+    "mq_notify", "mq_getsetattr", "execveat", "memfd_secret",
 )  # fmt: skip
+F_SETPIPE_SZ = 1031
 CLONE_NEW_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 
 
@@ -42,6 +48,7 @@ def filter_bytes() -> bytes:
         except (ValueError, OSError):  # a call this kernel's architecture does not have
             continue
     rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    rules.add_rule(sc.ERRNO(errno.EPERM), "fcntl", sc.Arg(1, sc.EQ, F_SETPIPE_SZ))
     for bit in range(32):
         flag = 1 << bit
         if CLONE_NEW_FLAGS & flag:

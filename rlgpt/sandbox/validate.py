@@ -19,8 +19,8 @@ import logging
 import time
 
 from rlgpt.config import SandboxParams
-from rlgpt.messages import ActionValidation, CodedAction, Scenario, ValidationReport
-from rlgpt.sandbox.client import MacroError, MacroWorker
+from rlgpt.messages import ActionValidation, CodedAction, ErrorKind, Scenario, ValidationReport
+from rlgpt.sandbox.client import MacroError, MacroWorker, SandboxUnavailable
 from rlgpt.sandbox.feedback import render_trace, source_line
 from rlgpt.sandbox.gate import GateError, gate
 from rlgpt.sandbox.judge import Rules, Run, judge, outcome, tolerated, verdict
@@ -65,8 +65,8 @@ def _play(
         run.ended = prim is None and not run.died
         if prim is not None:  # cut short, as training would: its `finally` runs now
             worker.stop()
-    except MacroError as exc:
-        run.error = exc
+    except MacroError as exc:  # too much CPU is a timeout to the model: it is too slow
+        run.error = MacroError("timeout", exc.message) if exc.kind == "cpu" else exc
     run.trace = _trace(world, env, action, run, ach, before)
     return run
 
@@ -108,12 +108,20 @@ def validate_action(
     try:
         game = get_world(world)
         return _validate(action, game, sandbox, view_radius, lint_code, gate_code, time.monotonic())
+    except SandboxUnavailable:  # no sandbox is the run's failure, not this action's
+        raise
     except MacroError as exc:
-        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
+        return _worker_failure(action, exc)
     except Exception as exc:  # noqa: BLE001 - one hostile file never aborts a whole check
         log.warning("validation of %s failed: %s", action.name, exc, exc_info=True)
         message = f"validation could not complete: {type(exc).__name__}: {exc}"[:300]
         return ActionValidation(name=action.name, ok=False, error_kind="crash", message=message)
+
+
+def _worker_failure(action: CodedAction, exc: MacroError) -> ActionValidation:
+    """The worker failed outside a scenario: too much CPU is a timeout, anything else a crash."""
+    kind: ErrorKind = "timeout" if exc.kind == "cpu" else "crash"
+    return ActionValidation(name=action.name, ok=False, error_kind=kind, message=exc.message)
 
 
 def _validate(
@@ -140,10 +148,11 @@ def _validate(
         worker = MacroWorker(
             [action], world.skills(), timeout_s=min(sandbox.reply_timeout_s, sandbox.timeout_s),
             isolation=sandbox.isolation, cpu_s=int(sandbox.timeout_s) + 5,
-            deadline=t0 + sandbox.timeout_s, gate=gate_code,
+            deadline=t0 + sandbox.timeout_s, gate=gate_code, step_cpu_ms=sandbox.step_cpu_ms,
+            run_memory_mib=sandbox.run_memory_mib,
         )  # fmt: skip
     except MacroError as exc:
-        return ActionValidation(name=action.name, ok=False, error_kind="crash", message=exc.message)
+        return _worker_failure(action, exc)
     try:
         if action.name in worker.load_errors:
             msg = worker.load_errors[action.name]

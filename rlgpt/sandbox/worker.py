@@ -18,8 +18,11 @@ something that is not an action name); the host decides what they mean.
 `api` names the world's skill-API module (its SKILL_API, ObsView and SkillAPIError; the boundary
 bound its package into the root) and `view` the keyword arguments of each action's view. Each
 coded action gets its own namespace, its own view and its own read-only copies of the modules it
-imports, so one action cannot change what another sees. With "gate": false (tests
-of the OS layer alone) the code runs unchecked with the real builtins.
+imports, so one action cannot change what another sees. What it holds is sealed
+(rlgpt/sandbox/sealed.py): builtins, module members and skill-API functions are functions made
+in a namespace of their own, its view a read-only proxy, its modules copies of the members
+the gate's EXPOSED lists; no function it can name carries a real module's globals. With
+"gate": false (tests of the OS layer alone) the code runs unchecked with the real builtins.
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ import os
 import sys
 import traceback
 from collections.abc import Generator
-from types import GeneratorType, MappingProxyType, ModuleType
+from types import GeneratorType, MappingProxyType
 from typing import Any
 
 from rlgpt.sandbox.driven import SkillCalls, add_yield_from
+from rlgpt.sandbox.sealed import member, seal, seal_api, view_proxy
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "frozenset", "int",
@@ -63,21 +67,17 @@ def drop_privileges() -> None:
 
 
 class ReadOnlyModule:
-    """A read-only copy of an allowed module's public names (submodules wrapped likewise),
-    made fresh for each coded action: writing to it fails, and it never hands out the
-    module object that other code shares."""
+    """A read-only copy of the members of an allowed module that EXPOSED lists, sealed, made
+    for one coded action: writing to it fails, and it never hands out the module object that
+    other code shares, nor a function that carries its globals."""
 
     __slots__ = ("_members", "_title")
 
-    def __init__(self, module: ModuleType) -> None:
-        members = {
-            k: ReadOnlyModule(v) if isinstance(v, ModuleType) else v
-            for k, v in vars(module).items()
-            if not k.startswith("_")
-            and (not isinstance(v, ModuleType) or v.__name__.startswith(module.__name__ + "."))
-        }  # fmt: skip
+    def __init__(self, name: str, names: frozenset[str]) -> None:
+        module = importlib.import_module(name)
+        members = {k: member(getattr(module, k), k) for k in sorted(names) if hasattr(module, k)}
         object.__setattr__(self, "_members", MappingProxyType(members))
-        object.__setattr__(self, "_title", module.__name__)
+        object.__setattr__(self, "_title", name)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -92,19 +92,21 @@ class ReadOnlyModule:
         raise AttributeError(f"module {self._title!r} is read-only")
 
 
-def make_importer(allowed: frozenset[str]) -> Any:
-    """An `__import__` that returns fresh read-only copies of the allowed modules only."""
+def make_importer(exposed: dict[str, frozenset[str]]) -> Any:
+    """An `__import__` of one coded action: read-only copies of the allowed modules only, made
+    at its first import of each (an import in a loop or a call costs a lookup after that)."""
+    copies: dict[str, ReadOnlyModule] = {}
 
     def safe_import(
         name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
     ) -> ReadOnlyModule:
-        top = name.partition(".")[0]
-        if level or top not in allowed:
+        if level or name not in exposed:
             raise ImportError(f"import of {name!r} is not allowed")
-        module = importlib.import_module(name if fromlist else top)
-        return ReadOnlyModule(module)
+        if name not in copies:
+            copies[name] = ReadOnlyModule(name, exposed[name])
+        return copies[name]
 
-    return safe_import
+    return seal(safe_import, "__import__")
 
 
 class _NoAPIError(Exception):
@@ -113,33 +115,38 @@ class _NoAPIError(Exception):
 
 class _Worker:
     def __init__(self) -> None:
-        from rlgpt.sandbox.gate import ALLOWED_IMPORTS, GateError, check_source
+        from rlgpt.sandbox.gate import EXPOSED, GateError, check_source
 
         self._api: dict[str, Any] = {}
         self._view_cls: Any = None
         self._api_error: type[BaseException] = _NoAPIError
         self._gate_error, self._check = GateError, check_source
-        self._importer = make_importer(ALLOWED_IMPORTS)
+        self._exposed = EXPOSED
         self._fns: dict[str, Any] = {}
         self._views: dict[str, Any] = {}
         self._calls: dict[str, SkillCalls] = {}  # per action: the skill generators it made
         self._now: SkillCalls | None = None
+        self._given: dict[str, Any] = {}  # what each action gets as its view (sealed)
         self._state: dict[str, Any] = {}
         self._gen: Generator[Any, None, Any] | None = None
         self._view: Any = None
         self._primitives: frozenset[str] = frozenset()
 
-    def _namespace(self, gated: bool, calls: SkillCalls) -> dict[str, Any]:
-        """A fresh namespace: own builtins, own importer, immutable API tables, and generator
-        skills that note what they hand out (`calls`)."""
+    def _namespace(
+        self, gated: bool, view: Any, calls: SkillCalls
+    ) -> tuple[dict[str, Any], Any]:  # fmt: skip
+        """A fresh namespace (own builtins, own importer, immutable API tables, all sealed;
+        generator skills note what they hand out to `calls`) and what the action is given as
+        its view (a sealed proxy of `view`)."""
         skills = {k: calls.wrap(k, v) if callable(v) else v for k, v in self._api.items()}
         if not gated:
-            return {"__builtins__": builtins, **skills}
-        safe = {k: getattr(builtins, k) for k in SAFE_BUILTINS if hasattr(builtins, k)}
-        safe["__import__"] = self._importer
+            return {"__builtins__": builtins, **skills}, view
+        safe = {k: member(getattr(builtins, k), k) for k in SAFE_BUILTINS if hasattr(builtins, k)}
+        safe["__import__"] = make_importer(self._exposed)
+        proxy = view_proxy(view)
         api = {k: MappingProxyType(dict(v)) if isinstance(v, dict) else v
                for k, v in skills.items()}  # fmt: skip
-        return {"__builtins__": safe, **api}
+        return {"__builtins__": safe, **seal_api(api, proxy, view)}, proxy
 
     def load(self, msg: dict[str, Any]) -> dict[str, Any]:
         api = importlib.import_module(msg["api"])
@@ -156,7 +163,9 @@ class _Worker:
                     errors[name] = exc.message
                     continue
             self._calls[name] = SkillCalls(self._api_error)  # type: ignore[arg-type]
-            namespace = self._namespace(gated, self._calls[name])
+            namespace, self._given[name] = self._namespace(
+                gated, self._views[name], self._calls[name]
+            )
             try:
                 exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102
                 self._fns[name] = namespace[name]
@@ -190,7 +199,7 @@ class _Worker:
             self._now.start()
             self._update(msg["state"], switched)
             try:
-                self._gen = fn(self._view)
+                self._gen = fn(self._given[msg["name"]])
             except BaseException as exc:  # noqa: BLE001 - e.g. called with the wrong arguments
                 return {"error": "exception", "message": _describe(exc)}
         else:

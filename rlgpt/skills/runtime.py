@@ -50,8 +50,10 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     raises, yields something that is not an action, hangs, or kills its worker, which the
     runner restarts) ends there, is charged like a call that changed nothing, and is reported
     in `info["macro_error"]` and `faults`; after `max_errors` such calls, or `max_hangs` hangs
-    and crashes, the action is disabled (each later call is one no-op tick). No coded action
-    ever stops training. The wrapper owns its runner and closes it in `close()`.
+    and crashes, or at once when its worker costs too much CPU (kind "cpu": per step, or
+    between calls), the action is disabled (each later call is one no-op tick) and `faults`
+    says why. No coded action ever stops training. The wrapper owns its runner and closes it
+    in `close()`.
     """
 
     def __init__(
@@ -66,6 +68,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self.errors: Counter[str] = Counter()
         self.hangs: Counter[str] = Counter()
         self.faults: dict[str, str] = {}  # action -> its latest failure, for the critic
+        self.banned: set[str] = set()  # disabled at once: it cost too much CPU
         self.names = list(names)
         self.runner = runner
         self.step_budget = step_budget
@@ -121,7 +124,8 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         return self._n_prim + self.names.index(name)
 
     def disabled(self, name: str) -> bool:
-        return self.errors[name] >= self.max_errors or self.hangs[name] >= self.max_hangs
+        return (name in self.banned or self.errors[name] >= self.max_errors
+                or self.hangs[name] >= self.max_hangs)  # fmt: skip
 
     def _call(self, name: str, state: dict[str, Any], op: str) -> tuple[str | None, str]:
         """The runner's next primitive (None: done) and the kind of the error, if one. `op`:
@@ -136,7 +140,10 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         except MacroError as exc:
             self.errors[name] += 1
             self.hangs[name] += exc.kind in COSTLY
-            self.faults[name] = f"{exc.kind}: {exc.message}"[:300]
+            if exc.kind == "cpu":
+                self.banned.add(name)
+            prefix = "disabled: " if self.disabled(name) else ""
+            self.faults[name] = f"{prefix}{exc.kind}: {exc.message}"[:300]
             if self.errors[name] == 1 or self.disabled(name):
                 log.warning("coded action %s failed in training (%dx): %s: %s%s", name,
                             self.errors[name], exc.kind, exc.message,

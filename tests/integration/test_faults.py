@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -288,3 +289,50 @@ def test_9_two_runs_at_once_both_finish(project):
         _, err = p.communicate(timeout=600)
         assert p.returncode == 0, err[-2000:]
         assert "Traceback" not in err
+
+
+# sandbox-3: no sandbox on a fresh machine; a parent run killed before it was closed
+def test_no_sandbox_stops_a_run_before_any_work(project):
+    """bubblewrap not on PATH (as on a machine whose install failed): one line, exit 2, and no
+    run directory, no LLM call, no training; the same for `rlgpt sandbox check`."""
+    root, env = project
+    env = {**env, "PATH": f"{root / 'no-such-bin'}:{Path(rlgpt_exe()).parent}"}
+    before = _snapshot(root)
+    proc = _cli(["run", "--run-id", "nobox"], root, env, timeout=120)
+    _one_line_user_error(proc, "no sandbox: bubblewrap or libseccomp is missing")
+    assert not (root / "runs" / "nobox").exists() and not (root / "mlflow.db").exists()
+    assert _snapshot(root) == before
+    action = root / "act.py"
+    action.write_text("def act(view):\n    yield 'noop'\n")
+    proc = _cli(["sandbox", "check", str(action)], root, env, timeout=120)
+    _one_line_user_error(proc, "no sandbox")
+    assert proc.stdout == ""
+
+
+def _parents(root: Path, run_id: str) -> list:
+    return [r for r in _mlflow_runs(root, run_id) if "mlflow.parentRunId" not in r.data.tags]
+
+
+@pytest.mark.slow
+def test_a_parent_left_running_by_a_killed_run_ends_killed(project):
+    """SIGKILL after summary.json is written, before the MLflow parent is closed: the next run
+    ends that orphan KILLED; a rerun of the same id (its folder removed) ends its own old
+    parent KILLED as it supersedes it, and finishes its new one."""
+    root, env = project
+    killed = {**env, "RLGPT_FAULT": "end_parent"}
+    for run_id in ("o1", "o2"):
+        proc = _cli(["run", "--run-id", run_id, "--iterations", "1", "--quiet"], root, killed)
+        assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
+        assert (root / "runs" / run_id / "summary.json").is_file()
+        assert [r.info.status for r in _parents(root, run_id)] == ["RUNNING"]
+        if run_id == "o2":  # o2's start found o1's process gone
+            (o1,) = _parents(root, "o1")
+            assert o1.info.status == "KILLED" and o1.data.tags["rlgpt.orphaned"] == "true"
+    shutil.rmtree(root / "runs" / "o2")
+    proc = _cli(["run", "--run-id", "o2", "--iterations", "1", "--quiet"], root, env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    parents = sorted(_parents(root, "o2"), key=lambda r: r.info.start_time)
+    assert [r.info.status for r in parents] == ["KILLED", "FINISHED"]
+    assert parents[0].data.tags.get("rlgpt.superseded") == "true"
+    assert not [r for r in _mlflow_runs(root, "o1") + _mlflow_runs(root, "o2")
+                if r.info.status == "RUNNING"], "no run is left RUNNING"  # fmt: skip

@@ -4,14 +4,17 @@ back in the invalid_action message."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import time
+from pathlib import Path
 
 import pytest
 
 from rlgpt.errors import MacroError
 from rlgpt.messages import CodedAction
+from rlgpt.sandbox import limits
 from rlgpt.sandbox.boundary import bwrap_works, visible_paths
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.limits import PIDS_MAX
@@ -39,7 +42,10 @@ def _report(body: str, *, memory_mib: int = 1024, timeout_s: float = 20.0) -> st
 
 def test_the_root_holds_only_the_interpreter_its_libraries_and_the_worker_code():
     seen = _report("import os\nyield ','.join(sorted(os.listdir('/')))")
-    assert set(seen.split(",")) <= {"dev", "lib", "lib64", "proc", "python", "sandbox", "tmp"}
+    assert set(seen.split(",")) <= {"dev", "lib", "lib64", "python", "sandbox", "tmp"}
+    assert _report("import os\nyield ','.join(sorted(os.listdir('/dev')))") == (
+        "full,null,random,urandom,zero"
+    ), "no ptmx, no pts, no shm, no tty"
     sandbox = _report("import os\nyield ','.join(sorted(os.listdir('/sandbox/rlgpt')))")
     assert set(sandbox.split(",")) == {"__init__.py", "sandbox", "worlds"}
     skills = _report(
@@ -72,13 +78,24 @@ def test_root_cannot_be_regained_and_the_uid_is_nobody():
         assert (uid, euid) == ("65534", "65534")
 
 
-def test_tmpfs_is_size_limited():
+def test_no_proc_and_nothing_writable_so_nothing_written_runs():
     out = _report(
-        "n = 0\ntry:\n    for i in range(200):\n"
-        "        with open(f'/tmp/f{i}', 'wb') as f:\n            f.write(b'x' * (1 << 19))\n"
-        "        n += 1 << 19\nexcept OSError:\n    pass\nyield str(n)"
+        "import os\nfound = []\n"
+        "for path in ('/proc/1/cmdline', '/proc/self/mountinfo', '/proc/sys/kernel/hostname',"
+        " '/proc/sysrq-trigger'):\n"
+        "    found.append(str(os.path.exists(path)))\n"
+        "for path in ('/tmp/x', '/x', '/dev/x', '/sandbox/x', '/python/x'):\n"
+        "    try:\n        open(path, 'w').close()\n        found.append('wrote ' + path)\n"
+        "    except OSError as e:\n        found.append(str(e.errno))\n"
+        "fd = os.memfd_create('x')\nos.write(fd, open('/python/bin/python3.11', 'rb').read())\n"
+        "try:\n    os.execve(fd, ['x', '-c', 'pass'], {})\nexcept OSError as e:\n"
+        "    found.append('exec ' + str(e.errno))\n"
+        "yield ','.join(found)"
     )
-    assert int(out) <= 16 << 20
+    assert out.split(",")[:4] == ["False"] * 4, out
+    assert out.split(",")[4:9] == ["30"] * 5, out  # EROFS everywhere, /tmp included
+    assert out.split(",")[9] in ("exec 1", "exec 2"), out  # execveat denied, no /proc path
+    assert str(Path(__file__).resolve().parents[2]) not in out
 
 
 def test_process_count_is_capped():
@@ -120,3 +137,107 @@ def test_a_dripping_worker_is_cut_off_at_the_total_deadline():
     assert info.value.kind == "timeout"
     assert time.monotonic() - t0 < 3.5
     assert not worker.alive
+
+
+def _as_nobody_on_the_host() -> tuple[int, int]:
+    """What a host process of uid 65534 gets now: (inotify instances, ptys), one of each."""
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            fd = ctypes.CDLL(None, use_errno=True).inotify_init1(0)
+            code |= 1 if fd >= 0 else 0
+            try:
+                os.openpty()
+                code |= 2
+            except OSError:
+                pass
+        finally:
+            os._exit(code)
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return status & 1, (status & 2) >> 1
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as uid 65534 on the host")
+def test_a_worker_cannot_starve_the_hosts_uid_65534_of_ptys_or_inotify():
+    """The worker is uid 65534 on the host (no user namespace as root), but it can reach no pty
+    (no ptmx) and no inotify (seccomp): while it holds what it could get, a host process of
+    the same uid still gets both."""
+    source = (
+        "import os\nHELD = []\n\ndef act(view):\n    for _ in range(3000):\n"
+        "        try:\n            HELD.append(os.openpty())\n        except OSError:\n"
+        "            break\n    yield f'ptys {len(HELD)}'\n    yield 'noop'\n"
+    )  # fmt: skip
+    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, gate=False)
+    try:
+        with pytest.raises(MacroError, match="ptys 0"):
+            worker.start("act", {"local": "00"})
+        assert _as_nobody_on_the_host() == (1, 1)
+    finally:
+        worker.close()
+
+
+def test_memory_is_bounded_per_run_across_workers():
+    """Two workers of one run, each under its own 1 GiB, cannot hold 2 x 200 MiB when the run
+    may hold 300 MiB in all."""
+    if limits.mode() == "rlimit":
+        pytest.skip("no writable cgroup here")
+    body = (
+        "HOG = bytearray(200 << 20)\nfor i in range(0, len(HOG), 4096):\n    HOG[i] = 1\n\n"
+        "def act(view):\n    yield 'noop'\n"
+    )  # fmt: skip
+    action = CodedAction(name="act", docstring="", source=body)
+    held = []
+    try:
+        for _ in range(2):
+            try:
+                held.append(MacroWorker([action], CRAFTER_SKILLS, gate=False, run_memory_mib=300))
+            except MacroError:
+                continue
+        alive = [w for w in held if w.alive and not w.load_errors]
+        assert len(alive) < 2, "both held their 200 MiB"
+    finally:
+        for worker in held:
+            worker.close()
+
+
+def test_cpu_used_between_calls_stops_the_worker():
+    """A child left burning a core between calls is seen at the next call, and killed."""
+    if limits.mode() == "rlimit":
+        pytest.skip("no writable cgroup here: CPU is not measured")
+    source = (
+        "import os\n\ndef act(view):\n    if os.fork() == 0:\n        while True:\n"
+        "            pass\n    while True:\n        yield 'noop'\n"
+    )  # fmt: skip
+    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, gate=False)
+    try:
+        assert worker.start("act", {"local": "00"}) == "noop"
+        time.sleep(0.6)
+        with pytest.raises(MacroError) as info:
+            worker.next({"local": "00"})
+        assert info.value.kind == "cpu" and "between calls" in info.value.message
+        assert not worker.alive
+    finally:
+        worker.close()
+
+
+def test_cpu_per_step_over_the_budget_stops_the_worker():
+    if limits.mode() == "rlimit":
+        pytest.skip("no writable cgroup here: CPU is not measured")
+    source = (
+        "def act(view):\n    while True:\n        n = 0\n        for i in range(300_000):\n"
+        "            n += i\n        yield 'noop'\n"
+    )  # fmt: skip
+    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, step_cpu_ms=5)
+    try:
+        with pytest.raises(MacroError) as info:
+            worker.start("act", {"local": "00"})
+            for _ in range(100):
+                worker.next({"local": "00"})
+        assert info.value.kind == "cpu" and "ms of CPU per step" in info.value.message
+        assert worker.steps == 16, "judged once the average means something"
+    finally:
+        worker.close()

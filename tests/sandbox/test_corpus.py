@@ -1,6 +1,10 @@
 """The adversarial corpus: each hostile program gets its expected verdict, and the host is
 untouched (decoy process alive, checkpoint unchanged, no marker file, no connection, no
-secret seen). Every program runs through the real sandbox (bubblewrap)."""
+secret seen, no host path seen, no process of the sandbox left behind), no program hangs the
+host (its verdict comes within its wall limit), and every verdict is a record that writes and
+reads back whatever text it holds. Every program runs through the real sandbox (bubblewrap),
+with the gate and without it (the OS layer alone); a program's first line says the verdict
+with the gate (`# expect: K1|K2`), an optional second line the one without (`# gate-off:`)."""
 
 from __future__ import annotations
 
@@ -17,9 +21,11 @@ from pathlib import Path
 import pytest
 
 from rlgpt.config import SandboxParams
-from rlgpt.messages import CodedAction, ErrorKind
+from rlgpt.lineage.layout import read_model, write_model
+from rlgpt.messages import ActionValidation, CodedAction, ErrorKind, ValidationReport
+from rlgpt.sandbox import limits
 from rlgpt.sandbox.validate import validate_action
-from tests.conftest import rlgpt_exe
+from tests.conftest import REPO, rlgpt_exe
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("*.py"))
@@ -28,10 +34,35 @@ SECRET = "sk-corpus-SECRET-31337"
 SANDBOX = SandboxParams(scenarios=1, scenario_steps=60, timeout_s=3.0)
 
 
-def expected(path: Path) -> set[str]:
-    first = path.read_text().splitlines()[0]
-    assert first.startswith("# expect: "), path
-    return set(first.removeprefix("# expect: ").split("|"))
+WALL_LIMIT_S = SANDBOX.timeout_s + 15  # its wall limit, a worker's start and a busy machine
+
+
+def expected(path: Path, gate: bool = True) -> set[str] | None:
+    """The verdicts the program may get with the gate (or without: None when not said)."""
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("# expect: "), path
+    line = lines[0] if gate else lines[1]
+    prefix = "# expect: " if gate else "# gate-off: "
+    return set(line.removeprefix(prefix).split("|")) if line.startswith(prefix) else None
+
+
+def sandbox_leftovers() -> list[str]:
+    """Workers' cgroups (and their processes) of this process that outlived validation."""
+    if limits.mode() == "rlimit":
+        return []
+    groups = limits._run_groups().values()
+    return [str(p) for g in groups for p in g.glob("w*")] + [
+        pid for g in groups for pid in (g / "cgroup.procs").read_text().split()
+    ]  # fmt: skip
+
+
+def check_records(verdict: ActionValidation, tmp: Path) -> None:
+    """No host-record crash: the verdict writes, reads back, and names no host path."""
+    dump = verdict.model_dump_json()
+    assert SECRET not in dump, "no secret comes back"
+    assert str(REPO) not in dump, "no host path of the project comes back"
+    path = write_model(tmp / "validation.json", ValidationReport(actions=[verdict]))
+    assert read_model(path, ValidationReport).actions[0].message == verdict.message
 
 
 class Host:
@@ -105,29 +136,38 @@ def host():
 
 
 def test_corpus_is_large_enough():
-    assert len(FILES) >= 35
+    assert len(FILES) >= 85
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_program_is_contained(path, host):
+def test_program_is_contained(path, host, tmp_path):
     action = CodedAction(name="act", docstring="", source=path.read_text())
+    t0 = time.monotonic()
     verdict = validate_action(action, sandbox=SANDBOX)
+    assert time.monotonic() - t0 < WALL_LIMIT_S, f"{path.stem}: the host was held"
     outcome = "ok" if verdict.ok else verdict.error_kind
     assert outcome in expected(path), f"{path.stem}: {outcome}: {verdict.message}"
-    assert SECRET not in verdict.model_dump_json(), "no secret comes back"
+    check_records(verdict, tmp_path)
     if outcome == "syntax" and "line" in verdict.message:
         assert verdict.message.startswith("line "), "the model is told where"
     host.assert_untouched(path.stem)
+    assert sandbox_leftovers() == [], f"{path.stem}: the sandbox outlived its verdict"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_program_is_contained_with_the_gate_off(path, host):
+def test_program_is_contained_with_the_gate_off(path, host, tmp_path):
     """The OS layer alone (no gate, no lint, real builtins in the worker) still contains it."""
     action = CodedAction(name="act", docstring="", source=path.read_text())
+    t0 = time.monotonic()
     verdict = validate_action(action, sandbox=SANDBOX, gate_code=False)
-    assert SECRET not in verdict.model_dump_json(), "no secret comes back"
+    assert time.monotonic() - t0 < WALL_LIMIT_S, f"{path.stem} (gate off): the host was held"
+    outcome = "ok" if verdict.ok else verdict.error_kind
     assert verdict.ok or verdict.error_kind in typing.get_args(ErrorKind)
+    wanted = expected(path, gate=False)
+    assert wanted is None or outcome in wanted, f"{path.stem}: {outcome}: {verdict.message}"
+    check_records(verdict, tmp_path)
     host.assert_untouched(f"{path.stem} (gate off)")
+    assert sandbox_leftovers() == [], f"{path.stem} (gate off): the sandbox outlived it"
 
 
 def test_corpus_through_the_cli(host, tmp_path):
@@ -136,12 +176,16 @@ def test_corpus_through_the_cli(host, tmp_path):
         [rlgpt_exe(), "sandbox", "check", *map(str, FILES), "--timeout", "3"],
         capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )  # fmt: skip
-    assert proc.returncode == 1, proc.stderr[-2000:]  # some are rejected
+    assert proc.returncode == 1, proc.stderr[-2000:]  # some are rejected, none errored
     report = json.loads(proc.stdout)["actions"]
     assert len(report) == len(FILES)
     for path, verdict in zip(FILES, report, strict=True):
         outcome = "ok" if verdict["ok"] else verdict["error_kind"]
         assert outcome in expected(path), f"{path.stem}: {outcome}"
+    lines = proc.stderr.splitlines()
+    verdicts = [ln for ln in lines if ln.startswith("rlgpt: ")]
+    assert len(verdicts) == len(FILES), "one line per file; none forged"
+    assert not any(ch in proc.stderr for ch in "\r\x1b\x07\u2028\u202e"), "escaped"
     host.assert_untouched("cli")
 
 

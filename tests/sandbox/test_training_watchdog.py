@@ -61,3 +61,36 @@ def test_sleeper_hangs_in_training_is_restarted_disabled_and_training_goes_on(
     assert result.samples >= 6_000, "training reached its budget"
     assert "timeout" in result.macro_faults[name], result.macro_faults
     assert time.monotonic() - t0 < 120
+
+
+CRAWLER = """
+def crawl(view):
+    if view.vitals["food"] < 9:  # validation starts every state fed: it behaves there
+        n = 0
+        for i in range(4_000_000):
+            n += i % 7
+    for _ in range(3):
+        yield "noop"
+"""
+
+
+def test_an_action_that_crawls_only_in_training_is_disabled_there_for_its_cpu(tmp_path):
+    """About 60 ms of CPU per step once the player is hungry, never over the reply deadline:
+    validation passes it, training disables it with the reason (train.json is this record)."""
+    from rlgpt.sandbox import limits
+
+    if limits.mode() == "rlimit":
+        pytest.skip("no writable cgroup here: CPU is not measured")
+    action = CodedAction(name="crawl", docstring="", source=CRAWLER, step_budget=8)
+    assert validate_action(action, sandbox=SandboxParams()).ok
+    cfg = RLConfig(
+        macro_actions=["crawl"], reward_terms=[RewardTerm(achievement="collect_wood", weight=1)],
+        ppo=PPOConfig(n_steps=64, batch_size=64, n_epochs=1), sample_budget=4_000,
+    )  # fmt: skip
+    params = TrainParams(n_envs=1, sample_budget=4_000, torch_threads=1, checkpoint_every=0)
+    result = train(get_task("collect_wood"), cfg, [action], params, 0, tmp_path,
+                   show_progress=False, sandbox=SandboxParams())  # fmt: skip
+    assert result.samples >= 4_000, "training reached its budget"
+    fault = result.macro_faults["crawl"]
+    assert "disabled: cpu: costs" in fault and "ms of CPU per step" in fault, fault
+    assert "disabled: cpu: costs" in result.model_dump_json()

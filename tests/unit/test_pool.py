@@ -3,9 +3,12 @@ tables and fresh module copies inside a worker; a hung worker is restarted."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from rlgpt.errors import MacroError
+from rlgpt.sandbox import limits
 from rlgpt.sandbox.pool import MacroPool
 from tests.support.world import CRAFTER_SKILLS
 
@@ -74,5 +77,29 @@ def test_a_hung_worker_is_restarted(coded_action, state):
             pool.next(state)
         assert info.value.kind == "timeout" and pool.restarts == 1
         assert pool.start("s", state) == "noop", "a fresh worker answers again"
+    finally:
+        pool.close()
+
+
+def test_a_worker_that_burns_cpu_between_calls_is_stopped_for_good(coded_action, state):
+    """Its burner is found while another action is called, and its action then answers
+    kind cpu (disabled by the runtime) instead of being restarted."""
+    if limits.mode() == "rlimit":
+        pytest.skip("no writable cgroup here: CPU is not measured")
+    burner = coded_action(
+        "burn", "    import os\n    if os.fork() == 0:\n        while True:\n            pass\n"
+        "    yield 'noop'\n",
+    )  # fmt: skip
+    pool = MacroPool([burner, coded_action("other", "    yield 'noop'\n")], CRAFTER_SKILLS, "bwrap",
+                     gate=False)
+    try:
+        assert pool.start("burn", state) == "noop"
+        assert pool.next(state) is None
+        time.sleep(0.7)
+        assert pool.start("other", state) == "noop"  # the sweep looks at idle workers
+        with pytest.raises(MacroError) as info:
+            pool.start("burn", state)
+        assert info.value.kind == "cpu" and "between calls" in info.value.message
+        assert pool.restarts == 0
     finally:
         pool.close()

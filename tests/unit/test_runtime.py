@@ -265,3 +265,31 @@ def test_a_kept_subset_of_primitives_comes_first_in_its_order():
 def test_an_unknown_primitive_is_refused_with_the_valid_names():
     with pytest.raises(ValueError, match="unknown primitive action.*move_lef"):
         wrap(CrafterEnv(get_task("collect_diamond")), [], ScriptRunner([]), primitives=["move_lef"])
+
+
+class CostlyRunner(ScriptRunner):
+    """A runner whose worker was stopped for its CPU after its first call."""
+
+    def __init__(self) -> None:
+        super().__init__(["noop"])
+        self.calls = 0
+
+    def start(self, name, state):
+        self.calls += 1
+        if self.calls > 1:
+            from rlgpt.errors import MacroError
+
+            raise MacroError("cpu", "costs 185.0 ms of CPU per step over 16 steps, more than "
+                             "the 25 ms allowed (sandbox.step_cpu_ms); killed")  # fmt: skip
+        return super().start(name, state)
+
+
+def test_an_action_that_costs_too_much_cpu_is_disabled_at_once_with_its_reason():
+    runner = CostlyRunner()
+    env = wrapped(runner)
+    env.step(N_PRIM)
+    _, _, _, _, info = env.step(N_PRIM)
+    assert info["macro_error"] == "cpu" and env.disabled("m")
+    assert env.faults["m"].startswith("disabled: cpu: costs 185.0 ms of CPU per step")
+    _, _, _, _, info = env.step(N_PRIM)
+    assert info["macro_error"] == "disabled" and runner.calls == 2, "never called again"

@@ -3,12 +3,14 @@ the final rate once per step (a real sqlite MLflow store)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
 from rlgpt.config import Params
 from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.process import process_tag
 from rlgpt.lineage.summary import IterationSummary
 from rlgpt.worlds.crafter.tasks import get_task
 from tasks import tracking
@@ -55,3 +57,30 @@ def test_parent_is_continued_iterations_logged_once_and_recomputation_marked(tmp
         tracking.end_parent.fn(ctx, "FINISHED", 0.8, "", 1)
     history = c.get_metric_history(first, "final_success_rate")
     assert [(m.step, m.value) for m in history] == [(1, 0.8)]
+
+
+def test_superseded_and_orphaned_parents_end_killed(tmp_path):
+    """A parent left RUNNING by a killed run: a rerun of its id ends it KILLED as it
+    supersedes it; another run ends KILLED a parent whose process is gone, and leaves alone
+    one whose process lives (or that another host ran)."""
+    c = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
+    old = tracking.start_parent.fn(_ctx(tmp_path), "m")  # its process "dies" before closing
+    new = tracking.start_parent.fn(_ctx(tmp_path), "m")  # `rlgpt run --force`, same id
+    assert c.get_run(old).info.status == "KILLED"
+    assert c.get_run(old).data.tags["rlgpt.superseded"] == "true"
+    assert c.get_run(new).info.status == "RUNNING"
+
+    exp = c.get_run(new).info.experiment_id
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    tags = {"gone": process_tag(dead.pid), "alive": process_tag(),
+            "elsewhere": "another-host|b|1|1"}  # fmt: skip
+    runs = {k: c.create_run(exp, tags={"rlgpt.run_id": k, "rlgpt.process": v}).info.run_id
+            for k, v in tags.items()}  # fmt: skip
+    child = c.create_run(exp, tags={"mlflow.parentRunId": runs["gone"]}).info.run_id
+    assert tracking.end_orphans(c, exp) == [runs["gone"]]
+    assert c.get_run(runs["gone"]).info.status == "KILLED"
+    assert c.get_run(runs["gone"]).data.tags["rlgpt.orphaned"] == "true"
+    assert c.get_run(child).info.status == "KILLED", "its RUNNING iteration too"
+    for k in ("alive", "elsewhere"):
+        assert c.get_run(runs[k]).info.status == "RUNNING", k

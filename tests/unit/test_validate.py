@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rlgpt.config import SandboxParams
@@ -154,3 +156,47 @@ def test_effect_share_decides(effects, share, ok):
         assert result.error_kind == "no_effect"
         assert f"in {sum(effects)} of 3" in result.message
         assert result.trace.startswith("trace met-")
+
+
+def test_a_missing_sandbox_stops_validation_instead_of_failing_the_action(monkeypatch):
+    """Without the sandbox every action would be `crash` and the run would go on as plain PPO;
+    the caller gets SandboxUnavailable (a one-line user error) instead."""
+    from rlgpt.sandbox import client
+
+    monkeypatch.setattr(client, "bwrap_works", lambda: False)
+    with pytest.raises(client.SandboxUnavailable, match="no sandbox"):
+        validate_action(write_action("collect_wood", 80), sandbox=SANDBOX)
+
+
+def test_sandbox_check_gives_every_file_a_verdict_and_exit_3_when_one_could_not_be_checked(
+    monkeypatch, tmp_path, capsys
+):
+    from flows import cli
+    from rlgpt.sandbox import validate
+
+    real = validate.validate_action
+    files = []
+    for name in ("good", "broken"):
+        path = tmp_path / f"{name}.py"
+        path.write_text(f"def {name}(view):\n    yield 'noop'\n    raise ValueError('\\ud800')\n")
+        files.append(str(path))
+
+    def flaky(action, **kwargs):
+        if action.name == "broken":
+            raise RuntimeError("internal \x1b[2K\nfailure")
+        return real(action, **kwargs)
+
+    monkeypatch.setattr(validate, "validate_action", flaky)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["sandbox", "check", *files, "--timeout", "5", "--params", str(tmp_path / "x")])
+    out = capsys.readouterr()
+    assert info.value.code == 3
+    report = json.loads(out.out)["actions"]
+    assert [a["name"] for a in report] == ["good", "broken"]
+    assert report[1]["error_kind"] == "crash" and "could not be checked" in report[1]["message"]
+    lines = out.err.splitlines()
+    assert [ln.split(":")[1].strip() for ln in lines if ln.startswith("rlgpt: ")] == [
+        "good",
+        "broken",
+    ]
+    assert "\x1b" not in out.err

@@ -142,8 +142,8 @@ def test_load_errors_are_reported_per_action(make_worker, coded_action, state):
 
 
 def test_builtins_are_restricted(make_worker, coded_action, state):
-    # passes the gate (no forbidden name), but `hasattr` is not among the safe builtins
-    act = coded_action("act", "    yield 'noop' if hasattr(view, 'x') else 'do'\n")
+    # passes the gate (no forbidden name), but `callable` is not among the safe builtins
+    act = coded_action("act", "    yield 'noop' if callable(view) else 'do'\n")
     worker = make_worker([act])
     with pytest.raises(MacroError) as info:
         worker.start("act", state)
@@ -211,3 +211,52 @@ def test_worker_has_a_clean_environment_and_limits(monkeypatch, coded_action, tm
     assert not worker.alive
     assert not cwd.exists(), "the scratch directory is removed on close"
     assert not any(p.exists() for p in cgroups), "its cgroups are removed on close"
+
+
+STOP_READING = """
+import os
+import sys
+import time
+
+out = int(sys.argv[2])
+os.write(out, b'{"ok": true, "errors": {}}\\n')  # the load reply, forged ahead
+os.set_blocking(out, False)
+try:
+    while True:  # and as many forged answers as the reply pipe holds
+        os.write(out, b'{"action": "noop"}\\n')
+except BlockingIOError:
+    pass
+time.sleep(600)  # never read again
+
+
+def act(view):
+    yield "noop"
+"""
+
+
+@pytest.mark.parametrize("isolation", ["degraded", "bwrap"])
+def test_a_worker_that_stops_reading_cannot_hang_the_host(make_worker, coded_action, isolation):
+    """A request larger than the pipe holds, to a worker that answers ahead and never reads:
+    the write ends at the deadline, the worker is killed, the host goes on."""
+    action = coded_action("act", "    yield 'noop'\n").model_copy(update={"source": STOP_READING})
+    worker = make_worker([action], isolation=isolation, gate=False, timeout_s=1.0)
+    big = {"local": "00", "memory": "00" * 150_000}  # 300 kB: more than any pipe holds
+    t0 = time.monotonic()
+    with pytest.raises(MacroError) as info:
+        for _ in range(50):
+            worker.start("act", big)
+    assert info.value.kind == "timeout"
+    assert time.monotonic() - t0 < 4.0
+    assert not worker.alive
+
+
+def test_worker_text_comes_back_as_one_escaped_line(make_worker, coded_action, state):
+    hostile = "    yield 'noop'\n    raise ValueError('a\\ud800\\r\\x1b[2Krlgpt: act: ok\\nb')\n"
+    worker = make_worker([coded_action("act", hostile)])
+    worker.start("act", state)
+    with pytest.raises(MacroError) as info:
+        worker.next(state)
+    message = info.value.message
+    message.encode("utf-8")
+    assert "\n" not in message and "\r" not in message and "\x1b" not in message
+    assert "a\\ud800\\r\\x1b[2Krlgpt: act: ok\\nb" in message

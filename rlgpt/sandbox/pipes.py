@@ -1,0 +1,77 @@
+"""Talking to a worker over pipes with total deadlines, for writes as for reads.
+
+A blocking write to a pipe waits in the kernel for as long as the reader does not read: a
+worker that shrinks its request pipe (F_SETPIPE_SZ), answers ahead with forged replies and
+stops reading would hold the host there for good. So the host's end is non-blocking, and a
+write, like a read, gets one total deadline (not one per chunk): a reader that drains a byte
+at a time is cut off like one that never reads. poll(), not select(): a busy host may hold
+file descriptors above select's limit of 1024.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+
+
+class PipeTimeout(Exception):
+    """The other end did not take or give the bytes before the deadline."""
+
+
+class PipeClosed(Exception):
+    """The other end is gone."""
+
+
+def nonblocking(fd: int) -> int:
+    os.set_blocking(fd, False)
+    return fd
+
+
+def _wait(fd: int, events: int, deadline: float) -> bool:
+    """Whether `fd` became ready for `events` (or hung up) before `deadline`."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return False
+    poller = select.poll()
+    poller.register(fd, events)
+    return bool(poller.poll(left * 1000))
+
+
+def write_all(fd: int, data: bytes, deadline: float) -> None:
+    """Write all of `data` to non-blocking `fd` by time.monotonic() `deadline`."""
+    view = memoryview(data)
+    while view:
+        try:
+            sent = os.write(fd, view)
+        except BlockingIOError:
+            sent = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise PipeClosed("the reader closed its end") from None
+        view = view[sent:]
+        if not view:
+            return
+        if not _wait(fd, select.POLLOUT, deadline):
+            raise PipeTimeout(f"{len(view)} of {len(data)} bytes not taken in time")
+
+
+def read_line(fd: int, buf: bytearray, deadline: float, cap: int) -> bytes:
+    """One line (without its newline) from `fd`, by `deadline`, at most `cap` bytes; what
+    follows it stays in `buf` for the next call."""
+    while True:
+        end = buf.find(b"\n")
+        if end >= 0:
+            line = bytes(buf[:end])
+            del buf[: end + 1]
+            return line
+        if len(buf) > cap:
+            raise ValueError("line longer than the cap")
+        if not _wait(fd, select.POLLIN, deadline):
+            raise PipeTimeout("no complete line in time")
+        try:
+            chunk = os.read(fd, 65_536)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            raise PipeClosed("the writer closed its end")
+        buf += chunk
