@@ -18,11 +18,11 @@ import tempfile
 from pathlib import Path
 
 from rlgpt.config import SandboxParams, TrainParams
-from rlgpt.worlds.crafter.author import write_action
 from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig
 from rlgpt.rl import envs
 from rlgpt.rl.train import train
 from rlgpt.sandbox.pool import MacroPool
+from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.tasks import get_task
 
 HARMLESS = "def extra(view):\n    for _ in range(3):\n        yield 'noop'\n"

@@ -171,7 +171,9 @@ def test_a_worker_cannot_starve_the_hosts_uid_65534_of_ptys_or_inotify():
         "        try:\n            HELD.append(os.openpty())\n        except OSError:\n"
         "            break\n    yield f'ptys {len(HELD)}'\n    yield 'noop'\n"
     )  # fmt: skip
-    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, gate=False)
+    worker = MacroWorker(
+        [CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, gate=False
+    )
     try:
         with pytest.raises(MacroError, match="ptys 0"):
             worker.start("act", {"local": "00"})
@@ -212,7 +214,9 @@ def test_cpu_used_between_calls_stops_the_worker():
         "import os\n\ndef act(view):\n    if os.fork() == 0:\n        while True:\n"
         "            pass\n    while True:\n        yield 'noop'\n"
     )  # fmt: skip
-    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, gate=False)
+    worker = MacroWorker(
+        [CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, gate=False
+    )
     try:
         assert worker.start("act", {"local": "00"}) == "noop"
         time.sleep(0.6)
@@ -231,7 +235,9 @@ def test_cpu_per_step_over_the_budget_stops_the_worker():
         "def act(view):\n    while True:\n        n = 0\n        for i in range(300_000):\n"
         "            n += i\n        yield 'noop'\n"
     )  # fmt: skip
-    worker = MacroWorker([CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, step_cpu_ms=5)
+    worker = MacroWorker(
+        [CodedAction(name="act", docstring="", source=source)], CRAFTER_SKILLS, step_cpu_ms=5
+    )
     try:
         with pytest.raises(MacroError) as info:
             worker.start("act", {"local": "00"})

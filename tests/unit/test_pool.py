@@ -90,8 +90,9 @@ def test_a_worker_that_burns_cpu_between_calls_is_stopped_for_good(coded_action,
         "burn", "    import os\n    if os.fork() == 0:\n        while True:\n            pass\n"
         "    yield 'noop'\n",
     )  # fmt: skip
-    pool = MacroPool([burner, coded_action("other", "    yield 'noop'\n")], CRAFTER_SKILLS, "bwrap",
-                     gate=False)
+    pool = MacroPool(
+        [burner, coded_action("other", "    yield 'noop'\n")], CRAFTER_SKILLS, "bwrap", gate=False
+    )
     try:
         assert pool.start("burn", state) == "noop"
         assert pool.next(state) is None
