@@ -7,10 +7,13 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from rlgpt.errors import MacroError, UserError
@@ -27,6 +30,7 @@ __all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works", "ch
 log = logging.getLogger(__name__)
 MAX_REPLY_BYTES = 65_536
 WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
+LAUNCHER = Path(__file__).with_name("launch.py")  # limits applied before exec, not in a fork
 IDLE_CPU_NS = 100_000_000  # CPU a worker may use between calls, when it should be blocked
 MIN_STEPS = 16  # steps before a worker's CPU per step is judged
 
@@ -88,12 +92,13 @@ class MacroWorker:
         else:
             fds.append(filter_fd())
             cmd, env = bwrap_command(fds[-1], skills.package), {}  # bwrap starts with no env
+        exe = shutil.which(cmd[0]) or cmd[0]  # the launcher execs it with no PATH to search
+        launch = [sys.executable, "-I", "-S", "-B", str(LAUNCHER), json.dumps(self._limits.plan())]
         try:
             self._proc = subprocess.Popen(
-                [*cmd, str(req_r), str(rep_w)],
+                [*launch, exe, *cmd[1:], str(req_r), str(rep_w)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 cwd=self._scratch.name, env=env, pass_fds=tuple(fds),
-                preexec_fn=self._limits.enter,  # noqa: PLW1509
             )  # fmt: skip
         finally:
             for fd in fds[2:]:

@@ -21,7 +21,6 @@ import functools
 import itertools
 import logging
 import os
-import resource
 import signal
 import time
 from pathlib import Path
@@ -206,25 +205,22 @@ class Limits:
         first = data.split(b"\n", 1)[0].split()  # "usage_usec N"
         return int(first[1]) * 1000 if len(first) == 2 else None
 
-    def enter(self) -> None:
-        """In the child, before exec: join the cgroups, then the per-process limits."""
-        os.setsid()
-        for path in self.dirs:
-            (path / "cgroup.procs").write_text(str(os.getpid()))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    def plan(self) -> dict[str, list[str] | list[list[object]]]:
+        """What the launcher (rlgpt/sandbox/launch.py) applies in the worker's first process
+        before exec: the cgroups it joins and its per-process limits."""
         mem = self.memory_mib << 20
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        # per-user kernel budgets: a worker may hold only a sliver of its uid's share
-        resource.setrlimit(resource.RLIMIT_SIGPENDING, (64, 64))
-        resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
+        rlimits: list[list[object]] = [
+            ["RLIMIT_FSIZE", 1 << 20, 1 << 20], ["RLIMIT_NOFILE", 64, 64],
+            ["RLIMIT_AS", mem, mem], ["RLIMIT_CORE", 0, 0],
+            # per-user kernel budgets: a worker may hold only a sliver of its uid's share
+            ["RLIMIT_SIGPENDING", 64, 64], ["RLIMIT_MSGQUEUE", 0, 0], ["RLIMIT_MEMLOCK", 0, 0],
+        ]  # fmt: skip
         cpu = self.cpu_s if self.cpu_s is not None else (IDLE_CPU_S if not self.dirs else None)
         if cpu is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            rlimits.append(["RLIMIT_CPU", cpu, cpu + 1])
         if self.mode == "rlimit":
-            resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_FALLBACK, NPROC_FALLBACK))
+            rlimits.append(["RLIMIT_NPROC", NPROC_FALLBACK, NPROC_FALLBACK])
+        return {"cgroups": [str(p) for p in self.dirs], "rlimits": rlimits}
 
     def close(self) -> None:
         """Kill anything left in the cgroups, then remove them."""
