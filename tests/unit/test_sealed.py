@@ -15,7 +15,8 @@ import pytest
 
 from rlgpt.sandbox.gate import EXPOSED, FORBIDDEN_ATTRS, INTERNAL_PREFIXES
 from rlgpt.sandbox.worker import _Worker
-from rlgpt.worlds.crafter.recipes import achievements, actions, semantic_id, semantic_names
+from rlgpt.worlds.crafter.recipes import actions, semantic_id
+from tests.support.world import CRAFTER_SKILLS
 
 ACT = "import math\nimport random\nimport functools\n\ndef act(view):\n    yield 'noop'\n"
 
@@ -24,8 +25,8 @@ def _loaded(source: str = ACT, check: bool = True) -> _Worker:
     worker = _Worker()
     if not check:  # the gate bypassed: the worker layer alone
         worker._check = lambda name, source: None  # type: ignore[method-assign]
-    worker.load({"names": list(semantic_names()), "primitives": actions(),
-                 "achievements": achievements(), "actions": {"act": source}})  # fmt: skip
+    worker.load({"api": CRAFTER_SKILLS.api, "view": CRAFTER_SKILLS.view,
+                 "primitives": actions(), "actions": {"act": source}})  # fmt: skip
     return worker
 
 
