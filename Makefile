@@ -39,7 +39,7 @@ setup: $(VENV)/.installed
 
 dev: $(VENV)/.dev
 
-## run: the whole RL-GPT loop on make_wood_pickaxe, offline, through `dvc repro` (params.yaml)
+## run: the whole RL-GPT loop on make_stone_pickaxe (params.yaml), offline, through `dvc repro`
 run: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro run
 	@echo "summary: runs/dvc/summary.json   metrics: metrics/summary.json   lock: dvc.lock"
