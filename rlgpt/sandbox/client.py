@@ -93,7 +93,8 @@ class MacroWorker:
             fds.append(filter_fd())
             cmd, env = bwrap_command(fds[-1], skills.package), {}  # bwrap starts with no env
         exe = shutil.which(cmd[0]) or cmd[0]  # the launcher execs it with no PATH to search
-        launch = [sys.executable, "-I", "-S", "-B", str(LAUNCHER), json.dumps(self._limits.plan())]
+        plan = json.dumps({**self._limits.plan(), "env": env})
+        launch = [sys.executable, "-I", "-S", "-B", str(LAUNCHER), plan]
         try:
             self._proc = subprocess.Popen(
                 [*launch, exe, *cmd[1:], str(req_r), str(rep_w)],

@@ -1,6 +1,7 @@
 """Start a sandboxed worker under its limits, then become it: `python -I -S -B launch.py PLAN
 CMD...` joins the cgroups PLAN names, starts a new session, sets its rlimits and execs CMD
-(bubblewrap, or the degraded worker).
+(bubblewrap, or the degraded worker) with exactly PLAN's environment (this interpreter's own,
+locale coercion included, never reaches it).
 
 This runs as its own single-threaded process rather than as Popen's `preexec_fn`: code run
 between fork and exec in the trusted process (torch's OpenMP threads, JAX's thread pools)
@@ -32,7 +33,7 @@ def main() -> None:
     plan, cmd = json.loads(sys.argv[1]), sys.argv[2:]
     try:
         apply(plan)
-        os.execv(cmd[0], cmd)
+        os.execve(cmd[0], cmd, plan.get("env", {}))
     except OSError as exc:  # the host sees the worker exit before it answers: a crash
         sys.stderr.write(f"rlgpt sandbox launch: {exc}\n")
         os._exit(126)

@@ -163,7 +163,7 @@ def _worker_python(pid: int) -> int:
                 todo += [int(k) for k in kids.read_text().split()]
         for cand in seen:
             cmd = Path(f"/proc/{cand}/cmdline").read_bytes()
-            if b"rlgpt.sandbox.worker" in cmd and not cmd.startswith(b"bwrap"):
+            if b"rlgpt.sandbox.worker" in cmd and not cmd.split(b"\0")[0].endswith(b"bwrap"):
                 return cand
         time.sleep(0.05)
     raise AssertionError("no sandboxed worker process found")
@@ -260,3 +260,21 @@ def test_worker_text_comes_back_as_one_escaped_line(make_worker, coded_action, s
     message.encode("utf-8")
     assert "\n" not in message and "\r" not in message and "\x1b" not in message
     assert "a\\ud800\\r\\x1b[2Krlgpt: act: ok\\nb" in message
+
+
+def test_a_worker_starts_without_python_code_between_fork_and_exec(coded_action):
+    """Its limits are applied by a launcher process that then execs bubblewrap: the trusted
+    process (with torch's or JAX's threads) never runs Python in a forked child, so no fork
+    handler fires (JAX's warns of deadlocks there), and bubblewrap gets exactly its
+    environment (none)."""
+    forks: list[int] = []
+    os.register_at_fork(before=lambda: forks.append(1))
+    worker = MacroWorker([coded_action("a", "    yield 'noop'\n")], CRAFTER_SKILLS)
+    try:
+        assert forks == []
+        top = worker._proc.pid
+        assert Path(f"/proc/{top}/cmdline").read_bytes().split(b"\0")[0].endswith(b"bwrap")
+        assert Path(f"/proc/{top}/environ").read_bytes() == b""
+        assert worker.start("a", {"local": "00" * 81}) == "noop"
+    finally:
+        worker.close()
