@@ -168,7 +168,7 @@ def test_a_model_repairs_an_action_that_gives_up_at_dusk(tmp_path, monkeypatch):
     prompt = request["messages"][-1]["content"]
     (tmp_path / "repair_prompt.md").write_text(prompt)  # the exchange, for a reader
     assert server.base_url.startswith("http://127.0.0.1:")
-    found = "Validation found `gave_up`: returned after 0 steps without 'collect_wood' in dusk"
+    found = "Validation found `gave_up`: \"returned after 0 steps without 'collect_wood' in dusk"
     assert found in prompt
     for part in ("daylight 0.45", "local map at the end", "gave_up (it returned"):
         assert part in prompt, part
