@@ -96,7 +96,8 @@ def test_every_run_lands_in_mlflow_under_one_parent(miniature):
     parent = parents[0].info.run_id
     children = {r.info.run_name for r in runs if r.data.tags.get("mlflow.parentRunId") == parent}
     assert children == {f"{m}-place_table-s0" for m in
-                        ("pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only")}  # fmt: skip
+                        ("pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only",
+                         "masks_off")}  # fmt: skip
     assert parents[0].info.status == "FINISHED"
     artifacts = {a.path for a in c.list_artifacts(parent)}
     assert "results.md" in artifacts and "success_vs_samples.png" in artifacts
@@ -106,7 +107,7 @@ def test_a_rerun_resumes_from_the_job_records(miniature, cli_env):
     tmp, headline, _ = miniature
     proc = _paper(tmp, cli_env)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.count("(recorded)") == 5  # no job ran again
+    assert proc.stdout.count("(recorded)") == 6  # no job ran again (one_agent is skipped)
     assert json.loads(proc.stdout.strip().splitlines()[-1])["success"] == headline["success"]
 
 
