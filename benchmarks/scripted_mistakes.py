@@ -26,8 +26,9 @@ A drawn class that does not apply (no inventory check to drop, no map name with 
 name, no count above one) passes to the next class in the order above that does; a draw that
 finds none makes no mistake. Every draw comes from a random.Random seeded by a hash of
 (the model's seed, the request's sampling seed, the task, what is drawn: plan / write /
-repair, the sub-action, and how many of those came before in this run), never by the prompt's
-wording, so the two modes draw the n-th plan and the n-th version of each action alike.
+repair, the sub-action, and which: the n-th plan or version of the action in this run, or a
+repair's attempt at the version last written), never by the prompt's wording, so the two
+modes draw the n-th plan, the n-th version of each action and each repair of it alike.
 """
 
 from __future__ import annotations

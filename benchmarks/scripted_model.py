@@ -12,10 +12,11 @@ than the one validation reported). At mistake rate 0 it gives the offline author
 
 Mistakes are drawn the same way in both agent modes: per plan (slow_decompose, or a one_agent
 reply's plan) and per coded action written (fast_code, or each action a one_agent reply
-writes), keyed by the n-th such draw of the run; code the one agent was shown and the critic
-did not fault is copied, as the two agents' pipeline reuses it. A difference between the modes
-therefore comes from the pipeline, never from this script. It keeps the counts of one run:
-serve one run per instance (benchmarks/paper.py starts one per job).
+writes), keyed by the n-th plan and the n-th version of each action in the run, and per
+repair by its attempt at the version last written; code the one agent was shown and the
+critic did not fault is copied, as the two agents' pipeline reuses it. A difference between
+the modes therefore comes from the pipeline, never from this script. It keeps the counts of
+one run: serve one run per instance (benchmarks/paper.py starts one per job).
 
     python benchmarks/scripted_model.py --port 8765 --mistake-rate 0.25   # then
     OPENAI_API_KEY=x rlgpt run --set llm.backend=openai --set llm.base_url=http://127.0.0.1:8765/v1
@@ -77,9 +78,10 @@ class Mistake:
     task: str
     name: str  # the sub-action ("" for a plan)
     made: str  # the mistake class, or "fixed" (a repair)
-    n: int  # how many draws of this kind for this name came before it in the run
+    n: int  # the n-th plan, or the n-th version written of the action (0 first)
     seed: int  # the request's sampling seed
     role: str  # the prompt it answered
+    attempt: int = 0  # a repair: which attempt at version n
 
 
 class ReadError(ValueError):
@@ -131,10 +133,12 @@ class ScriptedModel:
     def __init__(self, rates: MistakeRates | None = None, step_budget: int = 80) -> None:
         self.rates = rates or MistakeRates()
         self.step_budget = step_budget  # what a repair assumes when it wrote no code before
+        # (seed, task, action) -> the version it last wrote (-1: none) and its step budget: a
+        # repair prompt shows neither
         self.mistakes: list[Mistake] = []
         self._lock = threading.Lock()
         self._counts: Counter[tuple[Any, ...]] = Counter()
-        self.budgets: dict[tuple[Any, ...], int] = {}
+        self.written: dict[tuple[Any, ...], tuple[int, int]] = {}
         self._authors: dict[str, OfflineAuthor] = {}
         self._know: dict[tuple[str, str], Knowledge] = {}
 
@@ -203,10 +207,10 @@ class _Turn:
         answer: dict[str, Any] = json.loads(self.m.author(self.world).complete(request).text)
         return answer
 
-    def note(self, what: str, name: str, made: str | None, n: int) -> None:
+    def note(self, what: str, name: str, made: str | None, n: int, attempt: int = 0) -> None:
         if made is not None:
             self.m.mistakes.append(Mistake(what, self.task.name, name, made, n, self.seed,
-                                           self.kind))  # fmt: skip
+                                           self.kind, attempt))  # fmt: skip
 
     def budget(self) -> int:
         return int(_find(r"At most (\d+)\s+primitive steps", self.user, "the step budget"))
@@ -237,7 +241,7 @@ class _Turn:
         rng = self.m.rates.rng(self.seed, self.task.name, "write", name, n)
         cls = self.m.rates.draw(rng, self.m.rates.rate, CODE_MISTAKES)
         action, made = spoil_code(cls, action, self.m.knowledge(self.world, self.task), rng)
-        self.m.budgets[(self.seed, self.task.name, name)] = action.step_budget
+        self.m.written[(self.seed, self.task.name, name)] = (n, action.step_budget)
         self.note("write", name, made, n)
         return action
 
@@ -247,16 +251,19 @@ class _Turn:
         return self.write(sub, self.budget(), feedback).model_dump()
 
     def fast_repair(self) -> dict[str, Any]:
-        """The author's code for the sub-action (fixed), or that code with another mistake."""
+        """The author's code for the sub-action (fixed), or that code with another mistake.
+        Drawn for the attempt at the version last written, so the pipelines draw alike even
+        where one asked for repairs the other did not."""
         name = json_after(self.user, "was rejected by validation:")["name"]
         shown = _find(r"^Validation found `([a-z_]+)`", self.user, "the validation class")
+        attempt = int(_find(r"repair attempt (\d+) of", self.user, "the attempt"))
         key = (self.seed, self.task.name, name)
-        budget = self.m.budgets.get(key, self.m.step_budget)
+        version, budget = self.m.written.get(key, (-1, self.m.step_budget))
         fixed = self.ask_author("fast_repair", {"action": {"name": name, "step_budget": budget}})
-        n = self.m.next_n(self.seed, self.task.name, "repair", name)
-        rng = self.m.rates.rng(self.seed, self.task.name, "repair", name, n)
+        self.m.next_n(self.seed, self.task.name, "repair", name)  # counted only: see the key
+        rng = self.m.rates.rng(self.seed, self.task.name, "repair", name, version, attempt)
         if self.m.rates.rate == 0 or rng.random() < self.m.rates.fix_rate:
-            self.note("repair", name, "fixed", n)
+            self.note("repair", name, "fixed", version, attempt)
             return fixed
         # another mistake: not one of the kind validation just reported
         others = tuple(c for c in CODE_MISTAKES if CAUGHT_AS[c] != shown) or CODE_MISTAKES
@@ -266,7 +273,7 @@ class _Turn:
         spoilt, made = spoil_code(
             cls, CodedAction.model_validate(fixed), know, rng, exclude=reported
         )
-        self.note("repair", name, made or "fixed", n)
+        self.note("repair", name, made or "fixed", version, attempt)
         return spoilt.model_dump()
 
     def one_agent(self) -> dict[str, Any]:
@@ -285,7 +292,8 @@ class _Turn:
 
     def kept(self, sub: SubAction, source: str, budget: int) -> CodedAction:
         doc = self.m.author(self.world).author.write_action(sub.name, budget).docstring
-        self.m.budgets[(self.seed, self.task.name, sub.name)] = budget
+        key = (self.seed, self.task.name, sub.name)
+        self.m.written[key] = (self.m.written.get(key, (-1, budget))[0], budget)
         return CodedAction(name=sub.name, docstring=doc, source=source, step_budget=budget)
 
     # -- RL design and critique: the author's, read back from the prompt ------------------

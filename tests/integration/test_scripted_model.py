@@ -20,7 +20,13 @@ from rlgpt.config import LLMParams, SandboxParams
 from rlgpt.llm.base import LLM
 from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.llm.openai_backend import OpenAIBackend
-from rlgpt.messages import ActionValidation, EvalReport, PPOConfig, ValidationReport
+from rlgpt.messages import (
+    ActionValidation,
+    EvalReport,
+    PPOConfig,
+    SubAction,
+    ValidationReport,
+)
 from rlgpt.sandbox.validate import validate_all
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.tasks import get_task
@@ -126,8 +132,8 @@ def test_the_same_seed_draws_the_same_mistakes_with_two_agents_and_with_one(tmp_
                     for s in dec.sub_actions if s.mode == "code"}  # fmt: skip
         with served(rates, seed) as (one, llm, _):
             plan, given = OneAgent(llm, tmp_path).plan_and_code(TASK, None, [], None, 80)
-        drawn = [(m.what, m.name, m.made, m.n) for m in two.mistakes]
-        assert drawn == [(m.what, m.name, m.made, m.n) for m in one.mistakes]
+        drawn = [(m.what, m.name, m.made, m.n, m.attempt) for m in two.mistakes]
+        assert drawn == [(m.what, m.name, m.made, m.n, m.attempt) for m in one.mistakes]
         assert [(s.name, s.count) for s in plan.sub_actions] == [
             (s.name, s.count) for s in dec.sub_actions
         ]
@@ -144,6 +150,31 @@ def test_the_same_seed_draws_the_same_mistakes_with_two_agents_and_with_one(tmp_
         classes |= {m.made for m in two.mistakes}
     assert "other_step" in classes and len(classes) >= 3
     assert len(set(logs)) > 1  # each sampling seed draws its own
+
+
+def test_a_repair_is_drawn_for_its_attempt_at_the_version_it_repairs(tmp_path):
+    """Two agents repair a version the one agent never had repaired (its code for a step the
+    plan lacks is dropped instead): the repairs of the next version still draw alike."""
+    sub = SubAction(name="place_table", description="d", mode="code", count=1,
+                    precondition="-", expected_effect="-")  # fmt: skip
+    failed = ActionValidation(name="place_table", ok=False, error_kind="no_effect", message="m")
+    drawn = []
+    for repairs_before in (2, 0):
+        with served(MistakeRates(rate=1.0, fix_rate=0.5, seed=1)) as (model, llm, _):
+            fast = FastAgent(llm, tmp_path / str(repairs_before))
+            first = fast.write_action(TASK, sub, 80, {})
+            for attempt in range(1, repairs_before + 1):
+                fast.repair(TASK, sub, first, failed, attempt, 2)
+            second = fast.write_action(TASK, sub, 80, {"place_table": "excluded: no_effect"})
+            for attempt in (1, 2):
+                fast.repair(TASK, sub, second, failed, attempt, 2)
+        drawn.append([(m.what, m.n, m.attempt, m.made) for m in model.mistakes if m.n == 1])
+    assert drawn[0] == drawn[1]
+    assert [(what, attempt) for what, _, attempt, _ in drawn[0]] == [
+        ("write", 0),
+        ("repair", 1),
+        ("repair", 2),
+    ]
 
 
 @pytest.mark.parametrize(
