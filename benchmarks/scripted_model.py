@@ -8,7 +8,9 @@ evaluation from the text rlgpt rendered (prompts/*.md), then answers from the of
 game knowledge (`OfflineAuthor.complete` on the context it read back) and spoils the answer
 at a fixed, seeded rate with a model's mistakes (benchmarks/scripted_mistakes.py). On repair
 it fixes its code with probability `fix_rate`, else makes another mistake (of another class
-than the one validation reported). At mistake rate 0 it gives the offline author's answers.
+than the one validation reported). At mistake rate 0 it gives the offline author's answers,
+but for one thing: as one agent it copies the code it was shown where the critic found no
+fault, where the author writes it anew (the same code, unless that code was a revision).
 
 Mistakes are drawn the same way in both agent modes: per plan (slow_decompose, or a one_agent
 reply's plan) and per coded action written (fast_code, or each action a one_agent reply
