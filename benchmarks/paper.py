@@ -13,6 +13,8 @@ skips finished jobs (resume after a crash or a stop), `--fresh` starts over.
     python benchmarks/paper.py            # full: 3 seeds, the budgets below (~1.5 h here)
     python benchmarks/paper.py --quick    # 2 seeds, small budgets: under 30 minutes here
     python benchmarks/paper.py --llm openai --model gpt-4o-mini   # also the one-agent ablation
+    python benchmarks/paper.py --llm scripted --mistake-rate 0.25  # a scripted model's mistakes
+                                        # (benchmarks/scripted_model.py), one agent vs two
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ from typing import Any
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 from paper_methods import LOOP_MASKING, METHODS, ROOT, ppo, pure_code, rlgpt  # noqa: E402
 from paper_report import write_results  # noqa: E402
+
+from benchmarks.scripted_mistakes import MistakeRates  # noqa: E402
+from benchmarks.scripted_model import spec  # noqa: E402
 
 EXPERIMENT = "rlgpt-paper"
 
@@ -107,8 +112,9 @@ def skipped(cfg: Config, method: str) -> str | None:
     """Why a method is not run under this configuration, said plainly in the tables."""
     if method != "one_agent":
         return None
-    if cfg.llm.get("backend") != "openai":
-        return "skipped: needs a real model (--llm openai); the offline author is not one"
+    if cfg.llm.get("backend") == "offline":
+        return ("skipped: needs a model (--llm openai, or --llm scripted for a scripted one); "
+                "the offline author is not one")  # fmt: skip
     return None
 
 
@@ -257,7 +263,29 @@ def main() -> None:
     ap.add_argument("--work", help="job records and runs (default benchmarks/out/paper-LABEL)")
     ap.add_argument("--mlflow-uri", help="tracking store (default: the project's mlflow.db)")
     ap.add_argument("--fresh", action="store_true", help="forget recorded jobs, run all again")
-    ap.add_argument("--llm", choices=("offline", "openai"), default="offline")
+    ap.add_argument(
+        "--llm",
+        choices=("offline", "openai", "scripted"),
+        default="offline",
+        help="scripted: a model with mistakes on 127.0.0.1 (benchmarks/scripted_model.py)",
+    )
+    ap.add_argument(
+        "--mistake-rate",
+        type=float,
+        help=f"with --llm scripted: mistakes per written action and per plan "
+        f"(default {MistakeRates.rate})",
+    )
+    ap.add_argument(
+        "--fix-rate",
+        type=float,
+        help=f"with --llm scripted: share of repairs that fix (default {MistakeRates.fix_rate})",
+    )
+    ap.add_argument(
+        "--mistake-seed",
+        type=int,
+        default=0,
+        help="with --llm scripted: the model's seed (each job also samples with its own)",
+    )
     ap.add_argument("--model", help="with --llm openai: the model name")
     ap.add_argument("--base-url", help="with --llm openai: the endpoint (else $OPENAI_BASE_URL)")
     ap.add_argument("--job", help=argparse.SUPPRESS)
@@ -313,6 +341,10 @@ def configure(args: argparse.Namespace) -> Config:
     cfg = replace(cfg, seeds=args.seeds or cfg.seeds, episodes=args.episodes or cfg.episodes,
                   iterations=args.iterations or cfg.iterations,
                   label=f"{cfg.label}-custom" if scaled else cfg.label)  # fmt: skip
+    if args.llm == "scripted":
+        cfg = replace(cfg, llm=_scripted(args))
+    elif args.mistake_rate is not None or args.fix_rate is not None:
+        sys.exit("paper: --mistake-rate and --fix-rate are for --llm scripted")
     if args.llm == "openai":
         if not args.model:
             sys.exit("paper: --llm openai needs --model (the served model's name)")
@@ -324,6 +356,22 @@ def configure(args: argparse.Namespace) -> Config:
         llm = {"backend": "openai", "model": args.model}
         cfg = replace(cfg, llm=llm | ({"base_url": args.base_url} if args.base_url else {}))
     return cfg
+
+
+def _scripted(args: argparse.Namespace) -> dict[str, Any]:
+    """The `llm` of a scripted-model protocol (benchmarks/scripted_model.py) from the flags."""
+    if args.model or args.base_url:
+        sys.exit("paper: --model and --base-url are for --llm openai")
+    defaults = MistakeRates()
+    try:
+        rates = MistakeRates(
+            rate=defaults.rate if args.mistake_rate is None else args.mistake_rate,
+            fix_rate=defaults.fix_rate if args.fix_rate is None else args.fix_rate,
+            seed=args.mistake_seed,
+        )
+    except ValueError as exc:
+        sys.exit(f"paper: {exc}")
+    return spec(rates)
 
 
 if __name__ == "__main__":

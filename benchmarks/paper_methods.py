@@ -8,7 +8,9 @@ evaluated on the same held-out episode seeds (rlgpt's own evaluation seeds).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import time
@@ -135,7 +137,9 @@ def rlgpt(
     """`rlgpt run` with params.yaml as it is but the benchmark's budget (split over the
     iterations), evaluation episodes, critic switch, masks, LLM and tracking store; no skill
     library, so every run starts from the same knowledge. Its success is the run's final
-    (selected) policy's, what a user gets; its points are every iteration's."""
+    (selected) policy's, what a user gets; its points are every iteration's. `llm` backend
+    "scripted": a scripted model served for this run alone (benchmarks/scripted_model.py),
+    reached through the openai client; what it drew and got wrong is in the record."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["run"] |= {"task": task, "iterations": iterations, "runs_dir": str(out / "runs"),
                       "critic": critic, "seed": seed, "agents": agents}  # fmt: skip
@@ -144,14 +148,25 @@ def rlgpt(
     params["train"]["sample_budget"] = budget // iterations
     params["eval"]["episodes"] = episodes
     params["tracking"] |= tracking
-    params["llm"] |= llm
     out.mkdir(parents=True, exist_ok=True)
-    (out / "params.yaml").write_text(yaml.safe_dump(params))
     run_id = out.name
     t0 = time.perf_counter()
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--params", "params.yaml",
            "--run-id", run_id, "--quiet", "--force", "--no-library"]  # fmt: skip
-    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True)
+    model: Any = None
+    with contextlib.ExitStack() as stack:
+        env = dict(os.environ)
+        if llm.get("backend") == "scripted":
+            from benchmarks.scripted_model import KEY_ENV, endpoint
+
+            steps = int(params["train"]["macro_step_budget"])
+            model, llm = stack.enter_context(endpoint(llm, seed, steps))
+            env[KEY_ENV] = "not-a-key"
+        params["llm"] |= llm
+        (out / "params.yaml").write_text(yaml.safe_dump(params))
+        proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, env=env)
+    if model is not None:
+        model.write_log(out / "scripted_mistakes.json")
     run_dir = out / "runs" / run_id
     if proc.returncode != 0 or not (run_dir / "summary.json").exists():
         lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
@@ -172,6 +187,8 @@ def rlgpt(
     final = {"success": summary["final_success_rate"],
              "selected_iteration": summary.get("selected_iteration"),
              "last_success": points[-1]["success"], "run_dir": str(run_dir)}  # fmt: skip
+    if model is not None:
+        final["mistakes"] = model.counts()
     return _record(points, samples, first, t0) | final
 
 

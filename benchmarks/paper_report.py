@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from paper_authors import author, author_line, mistakes_table, shows  # noqa: E402
 from paper_methods import METHODS  # noqa: E402
 
 LOOP = ("rlgpt", "no_critic", "one_agent", "masks_recipes", "masks_off")  # with iterations
@@ -29,19 +30,11 @@ PAPER = {
 }
 
 
-# What the offline author (not a model: it plans from the recipe graph and writes from a
-# reference library, never a model's mistakes) can and cannot show about each claim.
-AUTHOR_SHOWS = {
-    "pure_rl": "can show what coded actions add to PPO; its code is the reference library's, "
-    "so a model's (which validation must first repair) would add less",
-    "critic": "can show what the bottleneck list does to the next plan; not how good a "
-    "model's critique is",
-    "reward": "can show the same knowledge as inserted actions vs as reward terms",
-    "agents": "cannot show it: it plays both roles from one recipe graph, so one agent gives "
-    "the same answers as two; needs a model (here: a scripted one that makes mistakes)",
-    "iterations": "can show iterations revising plan and code toward what the critic names; "
-    "a model's revisions can also make things worse (a revision that does is reverted)",
-}
+def _claim_row(key: str, c: dict[str, Any], llm: dict[str, Any]) -> str:
+    """One claim: the paper's figure, ours (with who played the agents, when it was not the
+    offline author), and what that author can and cannot show about it."""
+    here = _reading(c) if llm.get("backend") == "offline" else f"{author(llm)}: {_reading(c)}"
+    return f"| {c['claim']} | {c['paper']} | {here} | {shows(key, llm)} |"
 
 
 def _sd(xs: list[float]) -> float:
@@ -302,7 +295,8 @@ def write_results(
     md = out / "results.md"
     md.write_text(_markdown(cfg, summary, records, found, skips, wall, machine, parent, uri, files))
     headline = {
-        "label": cfg.label, "seeds": cfg.seeds, "wall_s": round(wall, 1),
+        "label": cfg.label, "author": author(cfg.llm), "seeds": cfg.seeds,
+        "wall_s": round(wall, 1),
         "job_s": round(_compute(records), 1),
         "success": {t: {m: _mean(s["success"]) for m, s in ms.items()}
                     for t, ms in summary.items()},
@@ -317,6 +311,7 @@ def _markdown(
     skips: dict[str, str], wall: float, machine: str, parent: str, uri: str, files: list[Path],
 ) -> str:  # fmt: skip
     quick = cfg.label != "full"
+    scripted = cfg.llm.get("backend") == "scripted"
     lines = [f"# RL-GPT on Crafter: the paper's claims, measured ({cfg.label})", ""]
     if quick:
         lines += [f"**{cfg.label.upper()} RUN: fewer seeds and smaller budgets than the full "
@@ -329,7 +324,7 @@ def _markdown(
         f"held-out seeds for every method); loop iterations: {cfg.iterations}"
         + "".join(f", {t} {n}" for t, n in cfg.deep.items()) + " (the PPO "
         "baselines are evaluated at the same sample points)",
-        f"- Author: {cfg.llm.get('backend')} {cfg.llm.get('model', '')}".rstrip(),
+        author_line(cfg.llm),
         f"- Machine: {machine}; the jobs ran {_compute(records) / 60:.0f} min in all "
         f"(`--jobs` at once); this invocation took {wall / 60:.1f} min (recorded jobs are "
         "not run again)",
@@ -338,14 +333,18 @@ def _markdown(
         *[f"- **{m}**: {METHODS[m]}" + (f" — *{skips[m]}*" if m in skips else "")
           for m in cfg.methods],
         "", "## Paper vs here", "",
-        "| claim | paper | here | what the offline author can and cannot show |",
+        f"| claim | paper | here | what {'this' if scripted else 'the offline'} author can "
+        "and cannot show |",
         "|---|---|---|---|",
-        *[f"| {c['claim']} | {c['paper']} | {_reading(c)} | {AUTHOR_SHOWS.get(k, '')} |"
-          for k, c in found.items()],
+        *[_claim_row(k, c, cfg.llm) for k, c in found.items()],
         "", "## Success rate at the budget (mean ± sd over seeds)", "",
         "The loop's figure is its final policy's: the best iteration's on selection episodes "
-        "held apart from the evaluation's.", "",
+        "held apart from the evaluation's."
+        + (f" The loop's agents were played by a {author(cfg.llm)}." if scripted else ""), "",
         *_grid(cfg, summary),
+        *_versus(summary, "rlgpt", "one_agent", "Two agents vs one",
+                 f"the slow/fast split against one prompt that plans and codes, both played "
+                 f"by {'a ' + author(cfg.llm) if scripted else author(cfg.llm)}"),
         *_versus(summary, "rlgpt", "pure_code", "What RL adds over the skills alone",
                  "the loop's policy against the same coded actions called in plan order"),
         *_versus(summary, "rlgpt", "masks_recipes", "What the plan masks contribute",
@@ -377,6 +376,7 @@ def _markdown(
                 dl = _by_point(records, task, m, "dead_loop")[i]
                 lines.append(f"| {task} | {m} | {i + 1} | {statistics.fmean(samples[i]):,.0f} | "
                              f"{_fmt(ys)} ({len(ys)} seeds) | {_fmt(dl)} |")  # fmt: skip
+    lines += mistakes_table(records)
     lines += ["", "## Plots", ""]
     lines += [f"![{p.stem}]({p.name})" for p in files if p.suffix == ".png"]
     lines += ["", "Regenerate: `make results` (full) or `make results-quick`; the job records "

@@ -66,7 +66,7 @@ def test_every_method_runs_and_the_files_and_json_line_come_out(miniature):
     loop = [c for c in curves if c["method"] == "rlgpt"]
     assert [int(c["point"]) for c in loop] == [1, 2]  # one point per iteration
     md = (out / "results.md").read_text()
-    assert "QUICK-CUSTOM RUN" in md and "skipped: needs a real model" in md
+    assert "QUICK-CUSTOM RUN" in md and "skipped: needs a model (--llm openai, or" in md
     assert "| place_table | rlgpt | 2 |" in md and "![success_vs_samples]" in md
     assert "## What RL adds over the skills alone" in md and "## What masks contribute" in md
     assert str(REPO) not in md, "no machine path in a committed file"
@@ -96,7 +96,8 @@ def test_every_run_lands_in_mlflow_under_one_parent(miniature):
     parent = parents[0].info.run_id
     children = {r.info.run_name for r in runs if r.data.tags.get("mlflow.parentRunId") == parent}
     assert children == {f"{m}-place_table-s0" for m in
-                        ("pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only", "masks_off")}  # fmt: skip
+                        ("pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only",
+                         "masks_off")}  # fmt: skip
     assert parents[0].info.status == "FINISHED"
     artifacts = {a.path for a in c.list_artifacts(parent)}
     assert "results.md" in artifacts and "success_vs_samples.png" in artifacts
@@ -106,7 +107,7 @@ def test_a_rerun_resumes_from_the_job_records(miniature, cli_env):
     tmp, headline, _ = miniature
     proc = _paper(tmp, cli_env)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.count("(recorded)") == 6  # no job ran again
+    assert proc.stdout.count("(recorded)") == 6  # no job ran again (one_agent is skipped)
     assert json.loads(proc.stdout.strip().splitlines()[-1])["success"] == headline["success"]
 
 
@@ -137,3 +138,27 @@ def test_with_a_real_endpoint_the_one_agent_ablation_runs(tmp_path, cli_env):
     assert any("one agent" in k for k in kinds) and any("slow agent" in k for k in kinds)
     md = (tmp_path / "results" / "results.md").read_text()
     assert "| place_table | one_agent | 2 |" in md and "Author: openai scripted-model" in md
+
+
+@pytest.mark.slow  # two tiny loops
+def test_with_a_scripted_model_both_agent_modes_run_against_it_and_say_so(tmp_path, cli_env):
+    """--llm scripted: each loop job serves its own scripted model on 127.0.0.1 and talks to it
+    through the openai client; the record counts what the model drew and got wrong, and the
+    tables name the model."""
+    proc = _paper(tmp_path, cli_env, "--methods", "rlgpt,one_agent", "--llm", "scripted",
+                  "--mistake-rate", "0.5")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    headline = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert headline["author"] == "scripted model (mistake rate 0.5)"
+    assert set(headline["success"]["place_table"]) == {"rlgpt", "one_agent"}
+    for method in ("rlgpt", "one_agent"):
+        rec = json.loads((tmp_path / "work" / "jobs" / f"{method}-place_table-s0.json").read_text())
+        assert rec["protocol"]["llm"]["backend"] == "scripted" and rec["mistakes"]["drawn"]
+        run = tmp_path / "work" / f"{method}-place_table-s0"
+        params = json.loads((run / "runs" / run.name / "params.yaml").read_text())
+        assert params["llm"]["backend"] == "openai" and params["llm"]["seed"] == 0
+        assert params["llm"]["base_url"].startswith("http://127.0.0.1:")
+        assert (run / "scripted_mistakes.json").exists()
+    md = (tmp_path / "results" / "results.md").read_text()
+    assert "Author: scripted model (mistake rate 0.5)" in md
+    assert "| two agents vs one | 0.34 one agent vs 0.52 two | scripted model" in md

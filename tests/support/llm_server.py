@@ -1,103 +1,22 @@
-"""A real OpenAI-compatible chat-completions server on 127.0.0.1 with scripted replies."""
+"""Scripted replies for the loopback chat server (benchmarks/chat_server.py) the tests run
+the loop against."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import subprocess
-import threading
-import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from benchmarks.chat_server import ChatServer, Step, error, ok
 from rlgpt.worlds.crafter.author import write_action
 
-# A script step: (status, reply text or error body, finish_reason, delay_s)
-Step = tuple[int, str, str, float]
-
-
-def ok(text: str, finish: str = "stop", delay: float = 0.0) -> Step:
-    return (200, text, finish, delay)
-
-
-def error(status: int, message: str = "scripted error") -> Step:
-    return (status, message, "", 0.0)
-
-
-class ChatServer:
-    """Serves POST .../chat/completions. Replies come from `script` (one step per request, in
-    order) and, once it is used up, from `responder(request_json) -> text`."""
-
-    def __init__(self, responder: Callable[[dict[str, Any]], str] | None = None) -> None:
-        self.script: list[Step] = []
-        self.responder = responder
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # quiet
-                return
-
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                server.headers.append({k.lower(): v for k, v in self.headers.items()})
-                status, text, finish, delay = server.next_step(body)
-                if delay:
-                    time.sleep(delay)
-                if status != 200:
-                    payload = {"error": {"message": text, "type": "scripted", "code": status}}
-                    self._send(status, payload)
-                    return
-                words = sum(len(m.get("content") or "") for m in body["messages"]) // 4
-                payload = {
-                    "id": f"cmpl-{len(server.requests)}", "object": "chat.completion",
-                    "created": int(time.time()), "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": finish,
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": words, "completion_tokens": len(text) // 4,
-                              "total_tokens": words + len(text) // 4},
-                }  # fmt: skip
-                self._send(200, payload)
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                with contextlib.suppress(BrokenPipeError):  # the client timed out and left
-                    self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def next_step(self, body: dict[str, Any]) -> Step:
-        if self.script:
-            return self.script.pop(0)
-        if self.responder is None:
-            return error(500, "script exhausted")
-        return ok(self.responder(body))
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> ChatServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+__all__ = ["ChatServer", "Step", "error", "ok", "plan_responder", "scripted_run"]
 
 
 def plan_responder(

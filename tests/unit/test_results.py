@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from types import SimpleNamespace
 
@@ -16,7 +17,7 @@ from tasks.caching import _key
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from paper_report import _reading, claims, iterations_claim, summarize  # noqa: E402
+from paper_report import _reading, claims, iterations_claim, summarize, write_results  # noqa: E402
 
 CFG = SimpleNamespace(
     budgets={"place_table": 1000, "make_wood_pickaxe": 2000},
@@ -100,3 +101,50 @@ def test_the_iterations_claim_compares_the_first_and_last_iteration():
     found = iterations_claim(recs, CFG)
     assert (found["first"], found["last"], found["reproduced"]) == (0.2, 0.55, True)
     assert iterations_claim([rec("place_table", 0, [0.5])], CFG)["reproduced"] is None
+
+
+def _args(**kw: object) -> argparse.Namespace:
+    base = {"quick": True, "tasks": "place_table", "methods": "rlgpt,one_agent", "seeds": 2,
+            "episodes": None, "iterations": None, "budget_scale": 1.0, "llm": "scripted",
+            "mistake_rate": 0.3, "fix_rate": None, "mistake_seed": 0, "model": None,
+            "base_url": None}  # fmt: skip
+    return argparse.Namespace(**(base | kw))
+
+
+def test_a_scripted_model_runs_the_one_agent_ablation_and_is_named_wherever_it_answered(tmp_path):
+    from paper import configure, skipped
+
+    cfg = configure(_args())
+    assert cfg.llm == {"backend": "scripted", "mistake_rate": 0.3, "fix_rate": 0.5, "seed": 0}
+    assert skipped(cfg, "one_agent") is None
+    assert "the offline author is not one" in str(skipped(configure(_args(llm="offline",
+                                                                       mistake_rate=None)),
+                                                         "one_agent"))  # fmt: skip
+    drawn = {"drawn": {"plan": 2, "write": 4, "repair": 2}, "made": {"write": 2, "repair": 1},
+             "fixed": 1, "by_class": {"misnamed_action": 2, "other_step": 1}}  # fmt: skip
+    points = [{"samples": 100, "success": 0.5, "dead_loop": 0.0, "deaths": 0.0}]
+    recs = [_rec("place_table", m, seed, y, points=points, mistakes=drawn)
+            for m, ys in (("rlgpt", (0.9, 0.8)), ("one_agent", (0.4, 0.6)))
+            for seed, y in enumerate(ys)]  # fmt: skip
+    headline, _ = write_results(tmp_path, cfg, recs, {}, 1.0, "a machine", "p", "sqlite:///m.db")
+    md = (tmp_path / "results.md").read_text()
+    name = "scripted model (mistake rate 0.3)"
+    assert headline["author"] == name and headline["claims"]["agents"] is True
+    assert f"- Author: {name}: benchmarks/scripted_model.py on 127.0.0.1" in md
+    assert f"| two agents vs one | 0.34 one agent vs 0.52 two | {name}: direction reproduced" in md
+    assert "## Two agents vs one" in md and "| place_table | 0.85 ± 0.07 | 0.50 ± 0.14 |" in md
+    assert "| one_agent | 2 | 2.0 | 0.0 | 4.0 | 2.0 | 2.0 | 1.0 | misnamed_action 4" in md
+
+
+@pytest.mark.parametrize(
+    ("kw", "error"),
+    [({"llm": "offline"}, "--mistake-rate and --fix-rate are for --llm scripted"),
+     ({"mistake_rate": 1.5}, "rate must lie in [0, 1], not 1.5"),
+     ({"model": "gpt-4o"}, "--model and --base-url are for --llm openai")],
+)  # fmt: skip
+def test_scripted_flags_are_checked_in_one_line(kw, error):
+    from paper import configure
+
+    with pytest.raises(SystemExit) as exc:
+        configure(_args(**kw))
+    assert str(exc.value) == f"paper: {error}"
