@@ -1,9 +1,9 @@
 """A faster Crafter with the same dynamics as stock `crafter.Env`.
 
 What changes is only how things are computed, never what:
-- world generation evaluates each OpenSimplex noise field once for the whole 64x64 grid
-  (opensimplex's array API, numba-compiled and cached on disk) and then walks the cells in
-  crafter's order, drawing from the world's random stream exactly where crafter does;
+- world generation is compiled (worldgen.py): each OpenSimplex noise field is evaluated once
+  for the whole 64x64 grid, then the cells are walked in crafter's order, drawing from the
+  world's random stream exactly where crafter does;
 - the image is not rendered unless asked for; at night crafter's render draws noise from the
   world's random stream, so the same number of numbers is drawn (and thrown away) instead;
 - the per-step object-distance test uses Python integers instead of small numpy arrays, and the
@@ -21,142 +21,9 @@ from typing import Any
 
 import crafter
 import numpy as np
-import opensimplex
 from crafter import constants, objects
 
-_WALKABLE = frozenset(constants.walkable)
-
-
-def _field(simplex: Any, xs: np.ndarray, ys: np.ndarray, z: float, sizes: Any,
-           normalize: bool = True) -> np.ndarray:  # fmt: skip
-    """crafter's `_simplex` for every (x, y) of the grid at once, same float operations."""
-    if not isinstance(sizes, dict):
-        sizes = {sizes: 1}
-    value: Any = 0
-    for size, weight in sizes.items():
-        noise = simplex.noise3array(xs / size, ys / size, np.array([float(z)]))[0].T
-        value = value + weight * noise
-    if normalize:
-        value = value / sum(sizes.values())
-    return np.asarray(value)
-
-
-class _Uniforms:
-    """Scalar `uniform()` draws served from one batch; `sync()` leaves the generator exactly
-    where as many scalar draws would have (legacy RandomState: one double per draw)."""
-
-    def __init__(self, random: np.random.RandomState, batch: int) -> None:
-        self._random = random
-        self._state = random.get_state()
-        self._values = random.random_sample(batch).tolist()
-        self.used = 0
-
-    def __call__(self) -> float:
-        if self.used == len(self._values):
-            self._values += self._random.random_sample(len(self._values)).tolist()
-        value = self._values[self.used]
-        self.used += 1
-        return value
-
-    def sync(self) -> None:
-        self._random.set_state(self._state)
-        if self.used:
-            self._random.random_sample(self.used)
-
-
-def generate_world(world: Any, player: Any) -> None:
-    """Same world as `crafter.worldgen.generate_world` for the same random state."""
-    simplex = opensimplex.OpenSimplex(seed=world.random.randint(0, 2**31 - 1))
-    w, h = world.area
-    xi, yi = np.arange(w), np.arange(h)
-    xg, yg = np.meshgrid(xi, yi, indexing="ij")
-    px, py = player.pos
-
-    def f(xs: np.ndarray, ys: np.ndarray, z: float, sizes: Any, norm: bool = True) -> Any:
-        return _field(simplex, xs, ys, z, sizes, norm)
-
-    start = 4 - np.sqrt((xg - px) ** 2 + (yg - py) ** 2)
-    start = start + 2 * f(xi, yi, 8, 3)
-    start = 1 / (1 + np.exp(-start))
-    water = f(xi, yi, 3, {15: 1, 5: 0.15}, False) + 0.1
-    water = water - 2 * start
-    mountain = f(xi, yi, 0, {15: 1, 5: 0.3})
-    mountain = mountain - (4 * start + 0.3 * water)
-    cave = f(xi, yi, 6, 7) > 0.15
-    htunnel = f(2 * xi, yi / 5, 7, 3) > 0.4
-    vtunnel = f(xi / 5, 2 * yi, 7, 3) > 0.4
-    coal, iron = f(xi, yi, 1, 8) > 0, f(xi, yi, 2, 6) > 0.4
-    lava, sand = f(xi, yi, 6, 5) > 0.35, f(xi, yi, 4, 9) > -0.2
-    tree = f(xi, yi, 5, 7) > 0
-
-    ids = world._mat_ids
-    w_, h_ = int(w), int(h)
-    grassy = (start > 0.5).tolist()
-    mount = (mountain > 0.15).tolist()
-    m_l, wat = mountain.tolist(), water.tolist()
-    cave_l, tun_l = cave.tolist(), (htunnel | vtunnel).tolist()
-    coal_l, iron_l, lava_l = coal.tolist(), iron.tolist(), lava.tolist()
-    sand_l, tree_l = sand.tolist(), tree.tolist()
-    g, path, stone = ids["grass"], ids["path"], ids["stone"]
-    mat = [[g] * h_ for _ in range(w_)]
-    tunnels = [[False] * h_ for _ in range(w_)]
-    uniform = _Uniforms(world.random, 3 * w_ * h_)
-    for x in range(w_):
-        col = mat[x]
-        for y in range(h_):
-            if grassy[x][y]:
-                continue
-            if mount[x][y]:
-                m = m_l[x][y]
-                if cave_l[x][y] and m > 0.3:
-                    col[y] = path
-                elif tun_l[x][y]:
-                    col[y] = path
-                    tunnels[x][y] = True
-                elif coal_l[x][y] and uniform() > 0.85:
-                    col[y] = ids["coal"]
-                elif iron_l[x][y] and uniform() > 0.75:
-                    col[y] = ids["iron"]
-                elif m > 0.18 and uniform() > 0.994:
-                    col[y] = ids["diamond"]
-                elif m > 0.3 and lava_l[x][y]:
-                    col[y] = ids["lava"]
-                else:
-                    col[y] = stone
-                continue
-            wv = wat[x][y]
-            if 0.25 < wv <= 0.35 and sand_l[x][y]:
-                col[y] = ids["sand"]
-            elif wv > 0.3:
-                col[y] = ids["water"]
-            elif tree_l[x][y] and uniform() > 0.8:
-                col[y] = ids["tree"]
-    world._mat_map[:] = np.array(mat, np.uint8)
-    _place_objects(world, player, mat, tunnels, uniform)
-    uniform.sync()
-
-
-def _place_objects(
-    world: Any, player: Any, mat: list[list[int]], tunnels: list[list[bool]], uniform: _Uniforms
-) -> None:
-    w, h = world.area
-    px, py = player.pos
-    dist = np.sqrt((np.arange(w)[:, None] - px) ** 2 + (np.arange(h)[None, :] - py) ** 2)
-    far3, far10 = (dist > 3).tolist(), (dist > 10).tolist()
-    ids = world._mat_ids
-    walkable = {ids[name] for name in _WALKABLE}
-    grass, path = ids["grass"], ids["path"]
-    for x in range(int(w)):
-        for y in range(int(h)):
-            m = mat[x][y]
-            if m not in walkable:
-                continue
-            if far3[x][y] and m == grass and uniform() > 0.985:
-                world.add(objects.Cow(world, (x, y)))
-            elif far10[x][y] and uniform() > 0.993:
-                world.add(objects.Zombie(world, (x, y), player))
-            elif m == path and tunnels[x][y] and uniform() > 0.95:
-                world.add(objects.Skeleton(world, (x, y), player))
+from rlgpt.worlds.crafter.worldgen import generate_world
 
 
 class FastCrafter(crafter.Env):
