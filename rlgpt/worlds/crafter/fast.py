@@ -6,8 +6,12 @@ What changes is only how things are computed, never what:
   world's random stream exactly where crafter does;
 - the image is not rendered unless asked for; at night crafter's render draws noise from the
   world's random stream, so the same number of numbers is drawn (and thrown away) instead;
-- the per-step object-distance test uses Python integers instead of small numpy arrays, and the
-  full semantic map is computed on demand, not on every step;
+- the per-step object-distance test reads every object's position from the object map at once
+  (as Python integers, not small numpy arrays), and the full semantic map is computed on
+  demand, not on every step;
+- balancing the chunks (every 10 steps) counts each chunk's grass and path cells from one
+  cumulative sum per material, sorts a chunk's creatures of a kind only when one is despawned,
+  and draws the same numbers in the same order;
 - which creature a chunk despawns is drawn uniformly as in crafter, but from the creatures in a
   stable order (their index in the world) instead of the order of a Python set of objects, which
   depends on memory addresses and makes stock crafter itself irreproducible.
@@ -74,13 +78,9 @@ class FastCrafter(crafter.Env):
         self._update_time()
         player = self._player
         player.action = constants.actions[action]
-        for obj in self._world.objects:
-            p, o = player.pos, obj.pos
-            if abs(int(o[0]) - int(p[0])) + abs(int(o[1]) - int(p[1])) < self._reach:
-                obj.update()
+        self._update_objects(player)
         if self._step % 10 == 0:
-            for chunk, objs in self._world.chunks.items():
-                self._balance_chunk(chunk, objs)
+            self._balance_chunks()
         obs = self._obs()
         reward = (player.health - self._last_health) / 10
         self._last_health = player.health
@@ -105,6 +105,100 @@ class FastCrafter(crafter.Env):
             reward = 0.0
         return obs, reward, bool(dead or over), info
 
+    def _update_objects(self, player: Any) -> None:
+        """crafter's loop: each object (in the world's order) within reach of the player
+        updates. Every object's position is read from the object map once, before the loop: an
+        object moves only in its own update (crafter's objects move themselves alone), so each
+        is where the map said when its turn comes; the player's own position is read again
+        after it moves."""
+        world = self._world
+        objs = world.objects
+        cells = np.flatnonzero(world._obj_map)  # x-major, as the map is laid out
+        index = world._obj_map.ravel()[cells]
+        if len(index) != len(objs):  # not one cell per object: read each object's position
+            for obj in objs:
+                p, o = player.pos, obj.pos
+                if abs(int(o[0]) - int(p[0])) + abs(int(o[1]) - int(p[1])) < self._reach:
+                    obj.update()
+            return
+        h = int(world.area[1])
+        cells = cells[np.argsort(index, kind="stable")]  # the world's order: by index
+        px, py = player.pos.tolist()
+        reach = self._reach
+        for obj, ox, oy in zip(objs, (cells // h).tolist(), (cells % h).tolist(), strict=True):
+            if abs(ox - px) + abs(oy - py) < reach:
+                obj.update()
+                if obj is player:
+                    px, py = player.pos.tolist()
+
+    def _balance_chunks(self) -> None:
+        """crafter's `_balance_chunk` for every chunk, in its order, with the same draws:
+        zombies and cows on grass, skeletons on paths. A chunk's grass and path cells are
+        counted from one cumulative sum per material (spawning and despawning move no
+        material), and its creatures are sorted only when one is despawned."""
+        world = self._world
+        ids = world._mat_ids
+        grass = _area_counts(world._mat_map == ids["grass"])
+        path = _area_counts(world._mat_map == ids["path"])
+        light = world.daylight
+        for chunk, objs in world.chunks.items():
+            zombies, skeletons, cows = [], [], []
+            for obj in objs:
+                if isinstance(obj, objects.Zombie):
+                    zombies.append(obj)
+                elif isinstance(obj, objects.Skeleton):
+                    skeletons.append(obj)
+                elif isinstance(obj, objects.Cow):
+                    cows.append(obj)
+            on_grass, on_path = _count(grass, chunk), _count(path, chunk)
+            rules = (
+                (zombies, "grass", 6, 0, 0.3, 0.4, self._zombie,
+                 0 if on_grass < 50 else 3.5 - 3 * light, 3.5 - 3 * light),
+                (skeletons, "path", 7, 7, 0.1, 0.1, self._skeleton,
+                 0 if on_path < 6 else 1, 2),
+                (cows, "grass", 5, 5, 0.01, 0.1, self._cow,
+                 0 if on_grass < 30 else 1, 1.5 + light),
+            )  # fmt: skip
+            for creatures, material, span, despan, p_spawn, p_despawn, ctor, low, high in rules:
+                self._balance(chunk, creatures, material, span, despan, p_spawn, p_despawn,
+                              ctor, low, high)  # fmt: skip
+
+    def _zombie(self, pos: Any) -> Any:
+        return objects.Zombie(self._world, pos, self._player)
+
+    def _skeleton(self, pos: Any) -> Any:
+        return objects.Skeleton(self._world, pos, self._player)
+
+    def _cow(self, pos: Any) -> Any:
+        return objects.Cow(self._world, pos)
+
+    def _balance(
+        self, chunk: Any, creatures: list[Any], material: str, span_dist: float,
+        despan_dist: float, spawn_prob: float, despawn_prob: float, ctor: Any, low: float,
+        high: float,
+    ) -> None:  # fmt: skip
+        """`balance_object` with the creatures and the target range already known."""
+        world = self._world
+        random = world.random
+        if len(creatures) < int(low) and random.uniform() < spawn_prob:
+            xmin, xmax, ymin, ymax = chunk
+            mask = world.mask(*chunk, material)
+            xs = np.tile(np.arange(xmin, xmax)[:, None], [1, ymax - ymin])
+            ys = np.tile(np.arange(ymin, ymax)[None, :], [xmax - xmin, 1])
+            xs, ys = xs[mask], ys[mask]
+            i = random.randint(0, len(xs))
+            pos = np.array((xs[i], ys[i]))
+            empty = world[pos][1] is None
+            away = self._player.distance(pos) >= span_dist
+            if empty and away:
+                world.add(ctor(pos))
+        elif len(creatures) > int(high) and random.uniform() < despawn_prob:
+            creatures = sorted(creatures, key=lambda o: int(world._obj_map[o.pos[0], o.pos[1]]))
+            obj = creatures[random.randint(0, len(creatures))]
+            away = self._player.distance(obj.pos) >= despan_dist
+            if away:
+                world.remove(obj)
+
     def _balance_object(
         self, chunk: Any, objs: Any, cls: Any, material: str, span_dist: float,
         despan_dist: float, spawn_prob: float, despawn_prob: float, ctor: Any, target_fn: Any,
@@ -112,6 +206,19 @@ class FastCrafter(crafter.Env):
         """crafter's spawn/despawn rule; creatures in a stable order (see module docstring)."""
         balance_object(self, chunk, objs, cls, material, span_dist, despan_dist, spawn_prob,
                        despawn_prob, ctor, target_fn)  # fmt: skip
+
+
+def _area_counts(mask: np.ndarray) -> list[list[int]]:
+    """Cumulative counts: out[x][y] is the number of True cells in mask[:x, :y]."""
+    out = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int64)
+    out[1:, 1:] = mask.cumsum(0).cumsum(1)
+    return out.tolist()  # type: ignore[no-any-return]
+
+
+def _count(counts: list[list[int]], chunk: Any) -> int:
+    """True cells of the mask in chunk (xmin, xmax, ymin, ymax): its `mask(...).sum()`."""
+    xmin, xmax, ymin, ymax = chunk
+    return counts[xmax][ymax] - counts[xmin][ymax] - counts[xmax][ymin] + counts[xmin][ymin]
 
 
 def balance_object(
