@@ -212,7 +212,7 @@ def _area_counts(mask: np.ndarray) -> list[list[int]]:
     """Cumulative counts: out[x][y] is the number of True cells in mask[:x, :y]."""
     out = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int64)
     out[1:, 1:] = mask.cumsum(0).cumsum(1)
-    return out.tolist()  # type: ignore[no-any-return]
+    return out.tolist()
 
 
 def _count(counts: list[list[int]], chunk: Any) -> int:
