@@ -166,19 +166,30 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         prim, error = self._call(name, env.view_state(before, True), "start")
         finished = prim is None  # a call always costs one game tick, or a policy could stall
         info = before
-        while prim is not None or finished:
-            hazard = env.unsafe_move(prim) if prim is not None else None
-            if hazard is not None:  # the runtime never walks into lava (or the like)
-                self.faults[name] = f"{hazard}: yielded {prim} onto {hazard} (turned into noop)"
-                prim = "noop"
-            obs, reward, term, trunc, info = self.env.step(self._prim_index[prim or "noop"])
-            total += float(reward)
-            steps += 1
-            if finished or term or trunc or steps >= self.step_budget:
-                break
-            prim, error = self._call(name, env.view_state(info), "next")
-            if error:
-                break
+        # Only the call's last observation reaches the policy: a world env that can (it has
+        # `defer_observations` and `last_obs`) skips building the others.
+        lazy = getattr(env, "defer_observations", None) is not None
+        if lazy:
+            env.defer_observations = True  # type: ignore[attr-defined]
+        try:
+            while prim is not None or finished:
+                hazard = env.unsafe_move(prim) if prim is not None else None
+                if hazard is not None:  # the runtime never walks into lava (or the like)
+                    self.faults[name] = f"{hazard}: yielded {prim} onto {hazard} (turned into noop)"
+                    prim = "noop"
+                obs, reward, term, trunc, info = self.env.step(self._prim_index[prim or "noop"])
+                total += float(reward)
+                steps += 1
+                if finished or term or trunc or steps >= self.step_budget:
+                    break
+                prim, error = self._call(name, env.view_state(info), "next")
+                if error:
+                    break
+        finally:
+            if lazy:
+                env.defer_observations = False  # type: ignore[attr-defined]
+        if lazy:
+            obs = env.last_obs  # type: ignore[attr-defined]
         if prim is not None and not error:  # cut short by its budget or the episode's end
             _, error = self._call(name, {}, "stop")
         self._info = info

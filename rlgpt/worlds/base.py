@@ -26,7 +26,11 @@ from rlgpt.messages import CodedAction, Decomposition, Scenario, TaskSpec
 
 
 class WorldEnv(Protocol):
-    """The trusted env of one task: a gymnasium Env with the `info` contract above."""
+    """The trusted env of one task: a gymnasium Env with the `info` contract above.
+
+    Optionally, a `defer_observations` flag and a `last_obs` property: while the coded-action
+    runtime sets the flag (during a call), `step` may return a placeholder observation, and
+    `last_obs` builds the real one when the call ends (the policy sees one per call)."""
 
     task: TaskSpec
     action_space: gym.Space[Any]

@@ -11,6 +11,7 @@ import pytest
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.fast import FastCrafter, balance_object
+from rlgpt.worlds.crafter.worldgen import _permutation
 from tests.support.world import CRAFTER_SKILLS
 
 SEEDS = list(range(20))
@@ -46,6 +47,19 @@ def test_worlds_are_identical_at_reset():
             fast.reset()
             np.testing.assert_array_equal(stock._sem_view(), fast.semantic())
             assert stock._world.random.randint(1 << 30) == fast._world.random.randint(1 << 30)
+
+
+def test_noise_permutation_is_opensimplex_own():
+    """The compiled permutation tables equal opensimplex's for the seeds a world draws (0 to
+    2**31 - 2), edges included."""
+    from opensimplex.internals import _init
+
+    rng = np.random.default_rng(0)
+    for seed in [0, 1, 2**31 - 2, *rng.integers(0, 2**31 - 1, 300).tolist()]:
+        perm, grad = _permutation(seed)
+        want_perm, want_grad = _init(seed)
+        np.testing.assert_array_equal(perm, want_perm)
+        np.testing.assert_array_equal(grad, want_grad)
 
 
 def _scripted_actions(worker: MacroWorker, fast: FastCrafter, names: list[str]):

@@ -293,3 +293,42 @@ def test_an_action_that_costs_too_much_cpu_is_disabled_at_once_with_its_reason()
     assert env.faults["m"].startswith("disabled: cpu: costs 185.0 ms of CPU per step")
     _, _, _, _, info = env.step(N_PRIM)
     assert info["macro_error"] == "disabled" and runner.calls == 2, "never called again"
+
+
+class EagerCrafter(CrafterEnv):
+    """CrafterEnv without deferred observations: every step builds its observation."""
+
+    @property  # type: ignore[override]
+    def defer_observations(self):  # the runtime finds no such capability
+        return None
+
+    @defer_observations.setter
+    def defer_observations(self, value):
+        pass
+
+
+def test_a_call_builds_only_its_last_observation_and_it_is_the_eager_one(monkeypatch):
+    """Inside a coded-action call the env builds no observation until the call's last step;
+    what the policy gets (observation, reward, flags, info) is what an env that builds one
+    every step gives, call after call and for the policy's own steps between them."""
+    built = []
+    observe = CrafterEnv._observe
+
+    def counted(self, image, info):
+        built.append(type(self).__name__)
+        return observe(self, image, info)
+
+    monkeypatch.setattr(CrafterEnv, "_observe", counted)
+    script = ["move_left", "move_left", "do", "move_up", "noop", "move_right"]
+    runs = []
+    for cls in (CrafterEnv, EagerCrafter):
+        env = wrap(cls(get_task("collect_diamond")), ["m"], ScriptRunner(script), 80)
+        env.reset(seed=5)
+        built.clear()
+        out = [env.step(a) for a in (N_PRIM, actions().index("move_down"), N_PRIM, N_PRIM)]
+        runs.append((out, len(built)))
+    (lazy, n_lazy), (eager, n_eager) = runs
+    assert n_eager == 1 + 3 * len(script) and n_lazy == 4  # one per decision
+    for a, b in zip(lazy, eager, strict=True):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:4] == b[1:4] and a[4] == b[4]

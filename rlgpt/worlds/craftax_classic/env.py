@@ -78,7 +78,11 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         self._steps = 0
         self._seen = np.zeros(self._area, bool)
         self._last_info: dict[str, Any] = {}
-        self._last_obs = np.zeros(self.observation_space.shape, np.float32)
+        self._last_obs: np.ndarray | None = np.zeros(self.observation_space.shape, np.float32)
+        # as CrafterEnv: while True, step() returns `_unobserved`; `last_obs` builds it
+        self.defer_observations = False
+        self._unobserved = np.zeros(self.observation_space.shape, np.float32)
+        self._unobserved.setflags(write=False)
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -214,7 +218,7 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         self._frame = frame
         self._mark_seen()
         self._last_info = self._info()
-        self._last_obs = self._symbolic()
+        self._last_obs = None  # built from this frame when read (last_obs)
         return self._last_info
 
     # -- gymnasium API ------------------------------------------------------------------
@@ -234,7 +238,7 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         self._steps = 0
         self._seen[:] = False
         info = self._take(self._decode(bundle))
-        return self._last_obs, info
+        return self.last_obs, info
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         health = int(self.frame.inventory[self._health])
@@ -250,7 +254,8 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         info = self._take(frame)
         terminated = bool(frame.dead or (self.end_on_success and info["success"]))
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
-        return self._last_obs, reward, terminated, truncated, info
+        obs = self._unobserved if self.defer_observations else self.last_obs
+        return obs, reward, terminated, truncated, info
 
     def refresh(self) -> dict[str, Any]:
         """Re-read the state after the trusted process changed it (as validation scenarios
@@ -260,6 +265,8 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
     @property
     def last_obs(self) -> np.ndarray:
         """The observation of the latest reset, step or refresh."""
+        if self._last_obs is None:
+            self._last_obs = self._symbolic()
         return self._last_obs
 
     @property

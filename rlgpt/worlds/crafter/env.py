@@ -64,7 +64,13 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
             self.observation_space = gym.spaces.Box(0.0, 1.0, (size,), np.float32)
         self._seen = np.zeros(tuple(self._env._world.area), bool)
         self._last_info: dict[str, Any] = {}
-        self._last_obs: np.ndarray = np.zeros(self.observation_space.shape, np.float32)
+        self._last_obs: np.ndarray | None = np.zeros(self.observation_space.shape, np.float32)
+        self._image = np.zeros(0)
+        # While True (the coded-action runtime, inside a call), step() returns `_unobserved` and
+        # builds the observation only when `last_obs` is read: the policy sees one per call.
+        self.defer_observations = False
+        self._unobserved = np.zeros(self.observation_space.shape, self.observation_space.dtype)
+        self._unobserved.setflags(write=False)
 
     # -- state helpers -------------------------------------------------------------------
     @property
@@ -190,19 +196,20 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         }
         info = self._info(raw)
         self._last_info = info
-        self._last_obs = self._observe(image, info)
-        return self._last_obs, info
+        self._last_obs = obs = self._observe(image, info)
+        return obs, info
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         image, reward, done, raw = self._env.step(int(action))
         self._mark_seen()
         info = self._info(raw)
         self._last_info = info
-        self._last_obs = self._observe(image, info)
+        self._image, self._last_obs = image, None
+        obs = self._unobserved if self.defer_observations else self.last_obs
         dead = raw["discount"] == 0.0
         terminated = bool(dead or (self.end_on_success and info["success"]))
         truncated = bool(done and not terminated)
-        return self._last_obs, float(reward), terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
     def refresh(self) -> dict[str, Any]:
         """Re-read the state after the trusted process changed the world or the player (as
@@ -228,7 +235,10 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
 
     @property
     def last_obs(self) -> np.ndarray:
-        """The observation of the latest reset or step."""
+        """The observation of the latest reset or step (built now if the step deferred it:
+        the world has not changed since, the runtime reads it right after its last step)."""
+        if self._last_obs is None:
+            self._last_obs = self._observe(self._image, self._last_info)
         return self._last_obs
 
     @property

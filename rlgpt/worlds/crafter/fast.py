@@ -1,13 +1,17 @@
 """A faster Crafter with the same dynamics as stock `crafter.Env`.
 
 What changes is only how things are computed, never what:
-- world generation evaluates each OpenSimplex noise field once for the whole 64x64 grid
-  (opensimplex's array API, numba-compiled and cached on disk) and then walks the cells in
-  crafter's order, drawing from the world's random stream exactly where crafter does;
+- world generation is compiled (worldgen.py): each OpenSimplex noise field is evaluated once
+  for the whole 64x64 grid, then the cells are walked in crafter's order, drawing from the
+  world's random stream exactly where crafter does;
 - the image is not rendered unless asked for; at night crafter's render draws noise from the
   world's random stream, so the same number of numbers is drawn (and thrown away) instead;
-- the per-step object-distance test uses Python integers instead of small numpy arrays, and the
-  full semantic map is computed on demand, not on every step;
+- the per-step object-distance test reads every object's position from the object map at once
+  (as Python integers, not small numpy arrays), and the full semantic map is computed on
+  demand, not on every step;
+- balancing the chunks (every 10 steps) counts each chunk's grass and path cells from one
+  cumulative sum per material, sorts a chunk's creatures of a kind only when one is despawned,
+  and draws the same numbers in the same order;
 - which creature a chunk despawns is drawn uniformly as in crafter, but from the creatures in a
   stable order (their index in the world) instead of the order of a Python set of objects, which
   depends on memory addresses and makes stock crafter itself irreproducible.
@@ -21,142 +25,9 @@ from typing import Any
 
 import crafter
 import numpy as np
-import opensimplex
 from crafter import constants, objects
 
-_WALKABLE = frozenset(constants.walkable)
-
-
-def _field(simplex: Any, xs: np.ndarray, ys: np.ndarray, z: float, sizes: Any,
-           normalize: bool = True) -> np.ndarray:  # fmt: skip
-    """crafter's `_simplex` for every (x, y) of the grid at once, same float operations."""
-    if not isinstance(sizes, dict):
-        sizes = {sizes: 1}
-    value: Any = 0
-    for size, weight in sizes.items():
-        noise = simplex.noise3array(xs / size, ys / size, np.array([float(z)]))[0].T
-        value = value + weight * noise
-    if normalize:
-        value = value / sum(sizes.values())
-    return np.asarray(value)
-
-
-class _Uniforms:
-    """Scalar `uniform()` draws served from one batch; `sync()` leaves the generator exactly
-    where as many scalar draws would have (legacy RandomState: one double per draw)."""
-
-    def __init__(self, random: np.random.RandomState, batch: int) -> None:
-        self._random = random
-        self._state = random.get_state()
-        self._values = random.random_sample(batch).tolist()
-        self.used = 0
-
-    def __call__(self) -> float:
-        if self.used == len(self._values):
-            self._values += self._random.random_sample(len(self._values)).tolist()
-        value = self._values[self.used]
-        self.used += 1
-        return value
-
-    def sync(self) -> None:
-        self._random.set_state(self._state)
-        if self.used:
-            self._random.random_sample(self.used)
-
-
-def generate_world(world: Any, player: Any) -> None:
-    """Same world as `crafter.worldgen.generate_world` for the same random state."""
-    simplex = opensimplex.OpenSimplex(seed=world.random.randint(0, 2**31 - 1))
-    w, h = world.area
-    xi, yi = np.arange(w), np.arange(h)
-    xg, yg = np.meshgrid(xi, yi, indexing="ij")
-    px, py = player.pos
-
-    def f(xs: np.ndarray, ys: np.ndarray, z: float, sizes: Any, norm: bool = True) -> Any:
-        return _field(simplex, xs, ys, z, sizes, norm)
-
-    start = 4 - np.sqrt((xg - px) ** 2 + (yg - py) ** 2)
-    start = start + 2 * f(xi, yi, 8, 3)
-    start = 1 / (1 + np.exp(-start))
-    water = f(xi, yi, 3, {15: 1, 5: 0.15}, False) + 0.1
-    water = water - 2 * start
-    mountain = f(xi, yi, 0, {15: 1, 5: 0.3})
-    mountain = mountain - (4 * start + 0.3 * water)
-    cave = f(xi, yi, 6, 7) > 0.15
-    htunnel = f(2 * xi, yi / 5, 7, 3) > 0.4
-    vtunnel = f(xi / 5, 2 * yi, 7, 3) > 0.4
-    coal, iron = f(xi, yi, 1, 8) > 0, f(xi, yi, 2, 6) > 0.4
-    lava, sand = f(xi, yi, 6, 5) > 0.35, f(xi, yi, 4, 9) > -0.2
-    tree = f(xi, yi, 5, 7) > 0
-
-    ids = world._mat_ids
-    w_, h_ = int(w), int(h)
-    grassy = (start > 0.5).tolist()
-    mount = (mountain > 0.15).tolist()
-    m_l, wat = mountain.tolist(), water.tolist()
-    cave_l, tun_l = cave.tolist(), (htunnel | vtunnel).tolist()
-    coal_l, iron_l, lava_l = coal.tolist(), iron.tolist(), lava.tolist()
-    sand_l, tree_l = sand.tolist(), tree.tolist()
-    g, path, stone = ids["grass"], ids["path"], ids["stone"]
-    mat = [[g] * h_ for _ in range(w_)]
-    tunnels = [[False] * h_ for _ in range(w_)]
-    uniform = _Uniforms(world.random, 3 * w_ * h_)
-    for x in range(w_):
-        col = mat[x]
-        for y in range(h_):
-            if grassy[x][y]:
-                continue
-            if mount[x][y]:
-                m = m_l[x][y]
-                if cave_l[x][y] and m > 0.3:
-                    col[y] = path
-                elif tun_l[x][y]:
-                    col[y] = path
-                    tunnels[x][y] = True
-                elif coal_l[x][y] and uniform() > 0.85:
-                    col[y] = ids["coal"]
-                elif iron_l[x][y] and uniform() > 0.75:
-                    col[y] = ids["iron"]
-                elif m > 0.18 and uniform() > 0.994:
-                    col[y] = ids["diamond"]
-                elif m > 0.3 and lava_l[x][y]:
-                    col[y] = ids["lava"]
-                else:
-                    col[y] = stone
-                continue
-            wv = wat[x][y]
-            if 0.25 < wv <= 0.35 and sand_l[x][y]:
-                col[y] = ids["sand"]
-            elif wv > 0.3:
-                col[y] = ids["water"]
-            elif tree_l[x][y] and uniform() > 0.8:
-                col[y] = ids["tree"]
-    world._mat_map[:] = np.array(mat, np.uint8)
-    _place_objects(world, player, mat, tunnels, uniform)
-    uniform.sync()
-
-
-def _place_objects(
-    world: Any, player: Any, mat: list[list[int]], tunnels: list[list[bool]], uniform: _Uniforms
-) -> None:
-    w, h = world.area
-    px, py = player.pos
-    dist = np.sqrt((np.arange(w)[:, None] - px) ** 2 + (np.arange(h)[None, :] - py) ** 2)
-    far3, far10 = (dist > 3).tolist(), (dist > 10).tolist()
-    ids = world._mat_ids
-    walkable = {ids[name] for name in _WALKABLE}
-    grass, path = ids["grass"], ids["path"]
-    for x in range(int(w)):
-        for y in range(int(h)):
-            m = mat[x][y]
-            if m not in walkable:
-                continue
-            if far3[x][y] and m == grass and uniform() > 0.985:
-                world.add(objects.Cow(world, (x, y)))
-            elif far10[x][y] and uniform() > 0.993:
-                world.add(objects.Zombie(world, (x, y), player))
-            elif m == path and tunnels[x][y] and uniform() > 0.95:
-                world.add(objects.Skeleton(world, (x, y), player))
+from rlgpt.worlds.crafter.worldgen import generate_world
 
 
 class FastCrafter(crafter.Env):
@@ -207,13 +78,9 @@ class FastCrafter(crafter.Env):
         self._update_time()
         player = self._player
         player.action = constants.actions[action]
-        for obj in self._world.objects:
-            p, o = player.pos, obj.pos
-            if abs(int(o[0]) - int(p[0])) + abs(int(o[1]) - int(p[1])) < self._reach:
-                obj.update()
+        self._update_objects(player)
         if self._step % 10 == 0:
-            for chunk, objs in self._world.chunks.items():
-                self._balance_chunk(chunk, objs)
+            self._balance_chunks()
         obs = self._obs()
         reward = (player.health - self._last_health) / 10
         self._last_health = player.health
@@ -238,6 +105,100 @@ class FastCrafter(crafter.Env):
             reward = 0.0
         return obs, reward, bool(dead or over), info
 
+    def _update_objects(self, player: Any) -> None:
+        """crafter's loop: each object (in the world's order) within reach of the player
+        updates. Every object's position is read from the object map once, before the loop: an
+        object moves only in its own update (crafter's objects move themselves alone), so each
+        is where the map said when its turn comes; the player's own position is read again
+        after it moves."""
+        world = self._world
+        objs = world.objects
+        cells = np.flatnonzero(world._obj_map)  # x-major, as the map is laid out
+        index = world._obj_map.ravel()[cells]
+        if len(index) != len(objs):  # not one cell per object: read each object's position
+            for obj in objs:
+                p, o = player.pos, obj.pos
+                if abs(int(o[0]) - int(p[0])) + abs(int(o[1]) - int(p[1])) < self._reach:
+                    obj.update()
+            return
+        h = int(world.area[1])
+        cells = cells[np.argsort(index, kind="stable")]  # the world's order: by index
+        px, py = player.pos.tolist()
+        reach = self._reach
+        for obj, ox, oy in zip(objs, (cells // h).tolist(), (cells % h).tolist(), strict=True):
+            if abs(ox - px) + abs(oy - py) < reach:
+                obj.update()
+                if obj is player:
+                    px, py = player.pos.tolist()
+
+    def _balance_chunks(self) -> None:
+        """crafter's `_balance_chunk` for every chunk, in its order, with the same draws:
+        zombies and cows on grass, skeletons on paths. A chunk's grass and path cells are
+        counted from one cumulative sum per material (spawning and despawning move no
+        material), and its creatures are sorted only when one is despawned."""
+        world = self._world
+        ids = world._mat_ids
+        grass = _area_counts(world._mat_map == ids["grass"])
+        path = _area_counts(world._mat_map == ids["path"])
+        light = world.daylight
+        for chunk, objs in world.chunks.items():
+            zombies, skeletons, cows = [], [], []
+            for obj in objs:
+                if isinstance(obj, objects.Zombie):
+                    zombies.append(obj)
+                elif isinstance(obj, objects.Skeleton):
+                    skeletons.append(obj)
+                elif isinstance(obj, objects.Cow):
+                    cows.append(obj)
+            on_grass, on_path = _count(grass, chunk), _count(path, chunk)
+            rules = (
+                (zombies, "grass", 6, 0, 0.3, 0.4, self._zombie,
+                 0 if on_grass < 50 else 3.5 - 3 * light, 3.5 - 3 * light),
+                (skeletons, "path", 7, 7, 0.1, 0.1, self._skeleton,
+                 0 if on_path < 6 else 1, 2),
+                (cows, "grass", 5, 5, 0.01, 0.1, self._cow,
+                 0 if on_grass < 30 else 1, 1.5 + light),
+            )  # fmt: skip
+            for creatures, material, span, despan, p_spawn, p_despawn, ctor, low, high in rules:
+                self._balance(chunk, creatures, material, span, despan, p_spawn, p_despawn,
+                              ctor, low, high)  # fmt: skip
+
+    def _zombie(self, pos: Any) -> Any:
+        return objects.Zombie(self._world, pos, self._player)
+
+    def _skeleton(self, pos: Any) -> Any:
+        return objects.Skeleton(self._world, pos, self._player)
+
+    def _cow(self, pos: Any) -> Any:
+        return objects.Cow(self._world, pos)
+
+    def _balance(
+        self, chunk: Any, creatures: list[Any], material: str, span_dist: float,
+        despan_dist: float, spawn_prob: float, despawn_prob: float, ctor: Any, low: float,
+        high: float,
+    ) -> None:  # fmt: skip
+        """`balance_object` with the creatures and the target range already known."""
+        world = self._world
+        random = world.random
+        if len(creatures) < int(low) and random.uniform() < spawn_prob:
+            xmin, xmax, ymin, ymax = chunk
+            mask = world.mask(*chunk, material)
+            xs = np.tile(np.arange(xmin, xmax)[:, None], [1, ymax - ymin])
+            ys = np.tile(np.arange(ymin, ymax)[None, :], [xmax - xmin, 1])
+            xs, ys = xs[mask], ys[mask]
+            i = random.randint(0, len(xs))
+            pos = np.array((xs[i], ys[i]))
+            empty = world[pos][1] is None
+            away = self._player.distance(pos) >= span_dist
+            if empty and away:
+                world.add(ctor(pos))
+        elif len(creatures) > int(high) and random.uniform() < despawn_prob:
+            creatures = sorted(creatures, key=lambda o: int(world._obj_map[o.pos[0], o.pos[1]]))
+            obj = creatures[random.randint(0, len(creatures))]
+            away = self._player.distance(obj.pos) >= despan_dist
+            if away:
+                world.remove(obj)
+
     def _balance_object(
         self, chunk: Any, objs: Any, cls: Any, material: str, span_dist: float,
         despan_dist: float, spawn_prob: float, despawn_prob: float, ctor: Any, target_fn: Any,
@@ -245,6 +206,19 @@ class FastCrafter(crafter.Env):
         """crafter's spawn/despawn rule; creatures in a stable order (see module docstring)."""
         balance_object(self, chunk, objs, cls, material, span_dist, despan_dist, spawn_prob,
                        despawn_prob, ctor, target_fn)  # fmt: skip
+
+
+def _area_counts(mask: np.ndarray) -> list[list[int]]:
+    """Cumulative counts: out[x][y] is the number of True cells in mask[:x, :y]."""
+    out = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int64)
+    out[1:, 1:] = mask.cumsum(0).cumsum(1)
+    return out.tolist()
+
+
+def _count(counts: list[list[int]], chunk: Any) -> int:
+    """True cells of the mask in chunk (xmin, xmax, ymin, ymax): its `mask(...).sum()`."""
+    xmin, xmax, ymin, ymax = chunk
+    return counts[xmax][ymax] - counts[xmin][ymax] - counts[xmax][ymin] + counts[xmin][ymin]
 
 
 def balance_object(

@@ -8,6 +8,7 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
+from .known import UNSUITED, edge_known, route_known
 from .view import MOVES, WALKABLE, ObsView
 
 Action = Generator[str, None, Any]
@@ -74,6 +75,9 @@ def route(
     a pickaxe), which cost 2 as they are mined on the way. Never through lava. None when no
     goal is reachable. A plain function, not a generator."""
     dig = tuple(d for d in dig if d != "lava")
+    fast = route_known(view, goals, dig)
+    if fast is not UNSUITED:
+        return fast
     dist: dict[tuple[int, int], int] = {(0, 0): 0}
     prev: dict[tuple[int, int], tuple[int, int]] = {}
     buckets: list[list[tuple[int, int]]] = [[(0, 0)]]
@@ -191,6 +195,9 @@ def _frontier(
     r = view.radius
     if all(view.remembered_at(ox * (r + 1), oy * (r + 1)) == "none" for ox, oy in MOVES):
         return None  # no memory (or a world no larger than the view)
+    edge = edge_known(view, dig, prefer)
+    if edge is not UNSUITED:
+        return route(view, edge, dig) if edge else None
     edge = {
         (x, y)
         for x in range(-4 * r, 4 * r + 1)

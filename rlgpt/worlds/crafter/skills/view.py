@@ -19,6 +19,8 @@ MOVES: dict[tuple[int, int], str] = {
     (0, 1): "move_down",
 }
 WALKABLE = ("grass", "sand", "path")
+UNKNOWN = 255  # in the known map (ObsView._known_map): a world cell never seen
+_SEEN_OR_UNKNOWN = bytes([UNKNOWN, *range(1, 256)])  # memory -> known map: 0 is never seen
 
 
 class SkillAPIError(Exception):
@@ -72,6 +74,11 @@ class ObsView:
         self._pending: list[tuple[tuple[int, int], bytes | list[int], int]] = []
         self._objects_from = self._ids.get("player", len(self._names))
         self._plant = self._ids.get("plant", -1)  # an object that never moves: remembered
+        # ids that a window writes into the memory (creatures move: they are skipped)
+        self._lasting = bytes(
+            0 if (0 < v < self._objects_from or v == self._plant) else 1 for v in range(256)
+        )
+        self._known: bytearray | None = None  # cache of _known_map() for the current state
 
     def update(self, state: dict[str, Any]) -> None:
         """Called by the runtime (not by coded actions) with the latest game state. `local` is
@@ -79,6 +86,7 @@ class ObsView:
         achievements and facing may be left out when unchanged. `memory` (hex, one material id
         per world cell of `area`, 0 where never seen) comes when a call starts; `pos` (world
         coordinates) lets each step's window update it."""
+        self._known = None
         local = state["local"]
         if isinstance(local, str):
             self._flat = bytes.fromhex(local)
@@ -112,13 +120,46 @@ class ObsView:
         if len(memory) != w * h:
             self._pending = []
             return
+        lasting = self._lasting
         for (px, py), flat, side in self._pending:
             r = side // 2
-            for i, v in enumerate(flat):
-                x, y = px + i // side - r, py + i % side - r
-                if (0 < v < objects or v == plant) and 0 <= x < w and 0 <= y < h:  # creatures move
-                    memory[x * h + y] = v
+            y0, y1 = max(0, py - r), min(h, py + r + 1)
+            if y0 >= y1:
+                continue
+            for i in range(side):  # a column of the window at a time
+                x = px + i - r
+                if not 0 <= x < w:
+                    continue
+                col = bytes(flat[i * side + y0 - py + r : i * side + y1 - py + r])
+                if not col.translate(lasting).strip(b"\0"):  # nothing in it moves: copy it
+                    memory[x * h + y0 : x * h + y1] = col
+                    continue
+                for j, v in enumerate(col):  # creatures move: keep what was under them
+                    if 0 < v < objects or v == plant:
+                        memory[x * h + y0 + j] = v
         self._pending = []
+
+    def _known_map(self) -> bytearray | None:
+        """Every world cell (x-major) as far as this episode has seen: the memory, with the
+        current window over it (creatures too), UNKNOWN where never seen; None without a
+        memory. What remembered_at reads, in one piece for searches over many cells."""
+        if self._known is not None:
+            return self._known
+        (w, h), (px, py), r, side = self._area, self._pos, self._radius, self._side
+        if not self._memory or len(self._memory) != w * h:
+            return None
+        if self._pending:
+            self._remember()
+        known = bytearray(self._memory.translate(_SEEN_OR_UNKNOWN))
+        y0, y1 = max(0, py - r), min(h, py + r + 1)
+        for i in range(side if y0 < y1 else 0):
+            x = px + i - r
+            if 0 <= x < w:
+                known[x * h + y0 : x * h + y1] = bytes(
+                    self._flat[i * side + y0 - py + r : i * side + y1 - py + r]
+                )
+        self._known = known
+        return known
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # copy, pickle and friends probe for these
@@ -204,7 +245,11 @@ class ObsView:
         want, (px, py), h = self._check_name(name), self._pos, self._area[1]
         if self._pending:
             self._remember()
-        found = [(i // h - px, i % h - py) for i, v in enumerate(self._memory) if v == want]
+        memory, found = self._memory, []
+        i = memory.find(want)
+        while i >= 0:  # the cells in memory order, as a scan would find them
+            found.append((i // h - px, i % h - py))
+            i = memory.find(want, i + 1)
         return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
 
     def remembered_at(self, dx: int, dy: int) -> str:
@@ -214,13 +259,12 @@ class ObsView:
         r = self._radius
         if abs(dx) <= r and abs(dy) <= r:
             return self.at(dx, dy)
-        if self._pending:
-            self._remember()
+        known = self._known if self._known is not None else self._known_map()
         (w, h), x, y = self._area, self._pos[0] + dx, self._pos[1] + dy
-        if len(self._memory) != w * h or not (0 <= x < w and 0 <= y < h):
+        if known is None or not (0 <= x < w and 0 <= y < h):
             return "none"
-        v = self._memory[x * h + y]
-        return self._names[v] if v else "unknown"
+        v = known[x * h + y]
+        return self._names[v] if v != UNKNOWN else "unknown"
 
     def nearest(self, name: str) -> tuple[int, int] | None:
         """(dx, dy) of the nearest visible `name` (a material or creature), or None."""
