@@ -2,7 +2,9 @@
 actions in the sandboxed worker (bubblewrap, and degraded) vs run in-process.
 
 The in-process baseline exists only here, to measure the price of the process boundary: it
-runs the reference skills (trusted code) through the worker's own logic without a process.
+runs the reference skills (trusted code) through the worker's own logic without a process,
+inside the very same training (`rlgpt.rl.train.train`: MaskablePPO, the masks, the vec env),
+with only the pool of sandboxed workers swapped for it.
 Every PPO figure comes from fresh processes, alone and `--together N` at once (aggregate), with
 rlgpt's OpenMP settings; everything is measured in this one run. Ends with one JSON line.
 """
@@ -19,24 +21,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-import torch
-from stable_baselines3 import PPO
-from stable_baselines3.common.vec_env import DummyVecEnv
-
 from rlgpt import OPENMP_DEFAULTS
 from rlgpt.config import Params
 from rlgpt.messages import RewardTerm, RLConfig
-from rlgpt.rl.envs import SlimInfo
-from rlgpt.rl.rewards import AchievementReward
-from rlgpt.rl.train import PrimitiveBudget, train
+from rlgpt.rl import envs
+from rlgpt.rl.train import train
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.validate import validate_action
 from rlgpt.sandbox.worker import _Worker
-from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.env import CrafterEnv
-from rlgpt.worlds.crafter.recipes import VITALS, actions
+from rlgpt.worlds.crafter.recipes import actions
 from rlgpt.worlds.crafter.tasks import get_task
 
 SKILLS = get_world("crafter").skills()
@@ -69,34 +65,6 @@ class InProcess:
         return None
 
 
-def _ppo_in_process(params: Params, cfg: RLConfig, coded: list[Any], seed: int) -> float:
-    task = get_task("make_wood_pickaxe")
-    torch.set_num_threads(params.train.torch_threads)
-
-    def make(rank: int) -> Any:
-        def build() -> Any:
-            base = CrafterEnv(task, "symbolic", params.train.view_radius, seed * 1000 + rank)
-            shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)
-            budget, penalty = params.train.macro_step_budget, cfg.no_effect_penalty
-            env = MacroActionWrapper(
-                shaped, NAMES, InProcess(coded), all_primitives=actions(), vitals=VITALS,
-                step_budget=budget, no_effect_penalty=penalty,
-            )  # fmt: skip
-            return SlimInfo(env)
-
-        return build
-
-    venv = DummyVecEnv([make(i) for i in range(params.train.n_envs)])
-    p = cfg.ppo
-    model = PPO("MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
-                batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
-                policy_kwargs={"net_arch": list(p.net_arch)}, seed=seed, device="cpu")  # fmt: skip
-    budget = PrimitiveBudget(cfg.sample_budget, show=False)
-    t0 = time.perf_counter()
-    model.learn(total_timesteps=10**9, callback=budget)
-    return budget.samples / (time.perf_counter() - t0)
-
-
 def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
     env = CrafterEnv(get_task("make_wood_pickaxe"))
     _, info = env.reset(seed=0)
@@ -113,11 +81,12 @@ def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
 
 def _rate(kind: str, params: Params, cfg: RLConfig, coded: list[Any], seed: int) -> float:
     """Samples/s of one training with the coded actions in-process, bubblewrap or degraded."""
-    if kind == "in_process":
-        return _ppo_in_process(params, cfg, coded, seed)
+    if kind == "in_process":  # the same training, with the pool swapped for the logic alone
+        envs.MacroPool = lambda inserted, *_, **__: InProcess(inserted)  # type: ignore[misc]
     task = get_task("make_wood_pickaxe")
     with tempfile.TemporaryDirectory() as out:
-        sandbox = params.sandbox.model_copy(update={"isolation": kind})
+        isolation = "degraded" if kind == "in_process" else kind  # (in_process: not used)
+        sandbox = params.sandbox.model_copy(update={"isolation": isolation})
         return train(task, cfg, coded, params.train, seed, Path(out), False, sandbox).samples_per_s
 
 
