@@ -180,7 +180,8 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
         _write_curve(root, summary, Path(metrics_out).with_name("curve.csv"))
     uri = params.tracking.mlflow_uri
     chosen = ""
-    if summary.selected_iteration is not None and len(summary.iterations) > 1:
+    selected = any(i.selection_rate is not None for i in summary.iterations)
+    if selected and summary.selected_iteration is not None and len(summary.iterations) > 1:
         chosen = (
             f" (iteration {summary.selected_iteration}'s policy, the best on the "
             f"selection episodes; the last one: {summary.last_success_rate:.2f})"
