@@ -31,6 +31,9 @@ _OFFLINE_ENV = {
     # flow and task run logs (and the rlgpt library's warnings) reach the Prefect UI
     "PREFECT_LOGGING_SETTINGS_PATH": str(Path(__file__).with_name("logging.yml")),
     "PREFECT_LOGGING_EXTRA_LOGGERS": "rlgpt",
+    # the local server's start-up (its database migrations) took over Prefect's 20 s on a busy
+    # 2-core machine, and the run died before any work: wait longer rather than fail
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
 }
 RUN_DIR: list[Path] = []  # the run directory of this process, once known (for error logs)
 # Which command-line flag sets which key (for one-line errors that name the flag).
