@@ -52,7 +52,7 @@ results: setup
 results-quick: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/paper.py --quick
 
-## test: the default suite (under ~10 minutes here)
+## test: the default suite (about 20-25 minutes here)
 test: dev
 	$(BIN)/python -m pytest -q
 

@@ -25,6 +25,7 @@ def test_env_throughput_reports_both_rates_and_their_ratio():
     assert abs(out["ratio"] - out["fast_steps_per_s"] / out["stock_steps_per_s"]) < 0.05
 
 
+@pytest.mark.slow  # 30 s: two trainings, the baseline's on stock crafter (make test-slow)
 def test_ppo_throughput_reports_rates_ratio_and_memory():
     out = _last_json(
         ["benchmarks/ppo_throughput.py", "--samples", "600", "--baseline-samples", "256"]
@@ -49,6 +50,7 @@ def test_validation_benchmark_reports_time_per_action_and_the_baseline():
     assert abs(out["ratio"] - out["mean_s_per_action"] / out["baseline_mean_s_per_action"]) < 0.05
 
 
+@pytest.mark.slow  # 25 s: a PPO training per method (make test-slow)
 def test_tech_tree_measures_the_oracle_the_skills_and_pure_ppo_on_the_same_seeds(tmp_path):
     out = _last_json([
         "benchmarks/tech_tree.py", "--tasks", "make_stone_pickaxe", "--seeds", "1",

@@ -16,6 +16,10 @@ from mlflow.tracking import MlflowClient
 from tests.conftest import REPO
 from tests.support.llm_server import ChatServer, plan_responder
 
+# The miniature sweep runs six methods end to end (about 2.5 min here): `make test-slow`.
+# tests/unit/test_results.py checks the claims and the report from job records in the default run.
+pytestmark = pytest.mark.slow
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
