@@ -160,8 +160,8 @@ class FastCrafter(crafter.Env):
                  0 if on_grass < 30 else 1, 1.5 + light),
             )  # fmt: skip
             for creatures, material, span, despan, p_spawn, p_despawn, ctor, low, high in rules:
-                self._balance(chunk, creatures, material, span, despan, p_spawn, p_despawn,
-                              ctor, low, high)  # fmt: skip
+                spawn_or_despawn(self, chunk, creatures, material, span, despan, p_spawn,
+                                 p_despawn, ctor, low, high)  # fmt: skip
 
     def _zombie(self, pos: Any) -> Any:
         return objects.Zombie(self._world, pos, self._player)
@@ -171,33 +171,6 @@ class FastCrafter(crafter.Env):
 
     def _cow(self, pos: Any) -> Any:
         return objects.Cow(self._world, pos)
-
-    def _balance(
-        self, chunk: Any, creatures: list[Any], material: str, span_dist: float,
-        despan_dist: float, spawn_prob: float, despawn_prob: float, ctor: Any, low: float,
-        high: float,
-    ) -> None:  # fmt: skip
-        """`balance_object` with the creatures and the target range already known."""
-        world = self._world
-        random = world.random
-        if len(creatures) < int(low) and random.uniform() < spawn_prob:
-            xmin, xmax, ymin, ymax = chunk
-            mask = world.mask(*chunk, material)
-            xs = np.tile(np.arange(xmin, xmax)[:, None], [1, ymax - ymin])
-            ys = np.tile(np.arange(ymin, ymax)[None, :], [xmax - xmin, 1])
-            xs, ys = xs[mask], ys[mask]
-            i = random.randint(0, len(xs))
-            pos = np.array((xs[i], ys[i]))
-            empty = world[pos][1] is None
-            away = self._player.distance(pos) >= span_dist
-            if empty and away:
-                world.add(ctor(pos))
-        elif len(creatures) > int(high) and random.uniform() < despawn_prob:
-            creatures = sorted(creatures, key=lambda o: int(world._obj_map[o.pos[0], o.pos[1]]))
-            obj = creatures[random.randint(0, len(creatures))]
-            away = self._player.distance(obj.pos) >= despan_dist
-            if away:
-                world.remove(obj)
 
     def _balance_object(
         self, chunk: Any, objs: Any, cls: Any, material: str, span_dist: float,
@@ -227,16 +200,25 @@ def balance_object(
 ) -> None:  # fmt: skip
     """Spawn or despawn one creature of `cls` in `chunk`, as crafter does, with the creatures
     ordered by their index in the world rather than by a set's memory-address order."""
+    creatures = [obj for obj in objs if isinstance(obj, cls)]
+    target_min, target_max = target_fn(len(creatures), env._world.mask(*chunk, material).sum())
+    spawn_or_despawn(env, chunk, creatures, material, span_dist, despan_dist, spawn_prob,
+                     despawn_prob, ctor, target_min, target_max)  # fmt: skip
+
+
+def spawn_or_despawn(
+    env: Any, chunk: Any, creatures: list[Any], material: str, span_dist: float,
+    despan_dist: float, spawn_prob: float, despawn_prob: float, ctor: Any, low: float,
+    high: float,
+) -> None:  # fmt: skip
+    """crafter's `_balance_object` once the chunk's creatures and target range are known:
+    spawn one on `material` below `low`, despawn one above `high`, with crafter's draws; the
+    creatures in the order of their index in the world (sorted only to despawn)."""
     world = env._world
-    xmin, xmax, ymin, ymax = chunk
     random = world.random
-    creatures = sorted(
-        (obj for obj in objs if isinstance(obj, cls)),
-        key=lambda o: int(world._obj_map[o.pos[0], o.pos[1]]),
-    )
-    mask = world.mask(*chunk, material)
-    target_min, target_max = target_fn(len(creatures), mask.sum())
-    if len(creatures) < int(target_min) and random.uniform() < spawn_prob:
+    if len(creatures) < int(low) and random.uniform() < spawn_prob:
+        xmin, xmax, ymin, ymax = chunk
+        mask = world.mask(*chunk, material)
         xs = np.tile(np.arange(xmin, xmax)[:, None], [1, ymax - ymin])
         ys = np.tile(np.arange(ymin, ymax)[None, :], [xmax - xmin, 1])
         xs, ys = xs[mask], ys[mask]
@@ -246,7 +228,8 @@ def balance_object(
         away = env._player.distance(pos) >= span_dist
         if empty and away:
             world.add(ctor(pos))
-    elif len(creatures) > int(target_max) and random.uniform() < despawn_prob:
+    elif len(creatures) > int(high) and random.uniform() < despawn_prob:
+        creatures = sorted(creatures, key=lambda o: int(world._obj_map[o.pos[0], o.pos[1]]))
         obj = creatures[random.randint(0, len(creatures))]
         away = env._player.distance(obj.pos) >= despan_dist
         if away:
