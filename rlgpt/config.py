@@ -184,7 +184,10 @@ class SandboxParams(_Section):
         default=20.0, gt=0, description="Wall limit for validating one action (all scenarios)."
     )
     reply_timeout_s: float = Field(
-        default=2.0, gt=0, description="Longest wait for one action from a coded action (s)."
+        default=2.0,
+        gt=0,
+        description="Longest a coded action may take to give one action (s): "
+        "in CPU where measured (a starved worker is waited for, up to 10x in wall time).",
     )
     scenarios: int = Field(
         default=3, ge=1, description="States per action in which its precondition holds."

@@ -20,6 +20,7 @@ from rlgpt.errors import MacroError, UserError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
 from rlgpt.sandbox.limits import Limits
+from rlgpt.sandbox.patience import Patience
 from rlgpt.sandbox.pipes import PipeClosed, PipeTimeout, nonblocking, read_line, write_all
 from rlgpt.sandbox.seccomp import filter_fd
 from rlgpt.textsafe import printable
@@ -61,8 +62,9 @@ class MacroWorker:
     variables: the child runs inside the OS boundary (rlgpt/sandbox/boundary.py: bubblewrap
     over a minimal root, uid 65534, seccomp) with cgroup and rlimit limits
     (rlgpt/sandbox/limits.py). Each request must be taken and its reply arrive within
-    `timeout_s` in all (and before `deadline`), or the whole process group is killed and
-    MacroError raised. Where its cgroup measures CPU, a worker that uses CPU between calls
+    `timeout_s` (before `deadline`), or, unless the worker was starved rather than spinning or
+    asleep (rlgpt/sandbox/patience.py), the whole process group is killed and MacroError
+    raised. Where its cgroup measures CPU, a worker that uses CPU between calls
     (a process it left running) or more than `step_cpu_ms` per step on average is killed with
     a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs the code
     unchecked with the real builtins.
@@ -135,27 +137,34 @@ class MacroWorker:
     def _call(self, msg: dict[str, Any], timeout_s: float | None = None) -> dict[str, Any]:
         """Send one request; the reply object. Writing the request and reading the reply share
         one total deadline (a worker that stops reading, or drips bytes, is cut off like a
-        silent one), never later than `self.deadline`, and any trouble with the reply's bytes
-        is a MacroError, never another exception."""
+        silent one), never later than `self.deadline`; when it passes, what the worker did
+        decides (rlgpt/sandbox/patience.py): a loop that burned the limit in CPU or a worker
+        asleep or blocked is killed, a starved one is waited for. Any trouble with the reply's
+        bytes is a MacroError, never another exception."""
         if msg["op"] != "load":  # starting up costs CPU; after that, between calls, none
             self.check_idle()
         limit = timeout_s if timeout_s is not None else self.timeout_s
-        end = time.monotonic() + limit
-        if self.deadline is not None:
-            end = min(end, self.deadline)
-        try:
-            write_all(self._req_w, (json.dumps(msg) + "\n").encode(), end)
-            line = read_line(self._rep_r, self._buf, end, MAX_REPLY_BYTES)
-        except PipeTimeout:
-            why = f"no complete answer within {limit:.1f}s (killed)"
-            raise self._fail("timeout", why) from None
-        except PipeClosed:
-            code = self._proc.poll()
-            raise self._fail("crash", f"the sandboxed worker exited (code {code})") from None
-        except ValueError:
-            raise self._fail("crash", "reply larger than the cap (protocol broken)") from None
-        except OSError:
-            raise self._fail("crash", "the sandboxed worker died") from None
+        patience = Patience(time.monotonic(), limit, self.deadline, self._call_cpu_s,
+                            self._limits.pids)  # fmt: skip
+        end = patience.first_end()
+        pending = bytearray((json.dumps(msg) + "\n").encode())
+        while True:
+            try:
+                write_all(self._req_w, pending, end)
+                line = read_line(self._rep_r, self._buf, end, MAX_REPLY_BYTES)
+                break
+            except PipeTimeout:
+                later, why = patience.after(time.monotonic())
+                if later is None:
+                    raise self._fail("timeout", why) from None
+                end = later
+            except PipeClosed:
+                code = self._proc.poll()
+                raise self._fail("crash", f"the sandboxed worker exited (code {code})") from None
+            except ValueError:
+                raise self._fail("crash", "reply larger than the cap (protocol broken)") from None
+            except OSError:
+                raise self._fail("crash", "the sandboxed worker died") from None
         self._count_cpu(msg["op"])
         try:
             reply = json.loads(line)
@@ -164,6 +173,11 @@ class MacroWorker:
         if not isinstance(reply, dict):
             raise self._fail("crash", "reply is not an object (protocol broken)")
         return reply
+
+    def _call_cpu_s(self) -> float | None:
+        """CPU the worker used since its last reply, or since it started (None: not measured)."""
+        now = self._limits.cpu_ns()
+        return None if now is None else (now - (self._cpu_mark or 0)) / 1e9
 
     def check_idle(self) -> None:
         """Kill the worker if it used CPU since its last reply, when it should be blocked

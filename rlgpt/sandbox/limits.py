@@ -205,6 +205,13 @@ class Limits:
         first = data.split(b"\n", 1)[0].split()  # "usage_usec N"
         return int(first[1]) * 1000 if len(first) == 2 else None
 
+    def pids(self) -> list[int]:
+        """The worker's processes, as the host sees them (empty without a cgroup)."""
+        for path in self.dirs[:1]:
+            with contextlib.suppress(OSError, ValueError):
+                return [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        return []
+
     def plan(self) -> dict[str, list[str] | list[list[object]]]:
         """What the launcher (rlgpt/sandbox/launch.py) applies in the worker's first process
         before exec: the cgroups it joins and its per-process limits."""

@@ -29,30 +29,31 @@ def nonblocking(fd: int) -> int:
 
 
 def _wait(fd: int, events: int, deadline: float) -> bool:
-    """Whether `fd` became ready for `events` (or hung up) before `deadline`."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        return False
+    """Whether `fd` became ready for `events` (or hung up) before `deadline`. Past it, one
+    look that does not wait: a host that was itself kept off the CPU until after the deadline
+    still takes an answer that came in time."""
+    left = max(deadline - time.monotonic(), 0.0)
     poller = select.poll()
     poller.register(fd, events)
     return bool(poller.poll(left * 1000))
 
 
-def write_all(fd: int, data: bytes, deadline: float) -> None:
-    """Write all of `data` to non-blocking `fd` by time.monotonic() `deadline`."""
-    view = memoryview(data)
-    while view:
+def write_all(fd: int, data: bytes | bytearray, deadline: float) -> None:
+    """Write all of `data` to non-blocking `fd` by time.monotonic() `deadline`. A bytearray
+    loses what was written, so a write cut off by its deadline can be taken up again."""
+    pending = data if isinstance(data, bytearray) else bytearray(data)
+    while pending:
         try:
-            sent = os.write(fd, view)
+            sent = os.write(fd, pending)
         except BlockingIOError:
             sent = 0
         except (BrokenPipeError, ConnectionResetError):
             raise PipeClosed("the reader closed its end") from None
-        view = view[sent:]
-        if not view:
+        del pending[:sent]
+        if not pending:
             return
         if not _wait(fd, select.POLLOUT, deadline):
-            raise PipeTimeout(f"{len(view)} of {len(data)} bytes not taken in time")
+            raise PipeTimeout(f"{len(pending)} bytes not taken in time")
 
 
 def read_line(fd: int, buf: bytearray, deadline: float, cap: int) -> bytes:

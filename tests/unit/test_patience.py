@@ -1,0 +1,116 @@
+"""A late reply is judged by what the worker did, not by the wall clock alone: a starved
+correct action is waited for, a loop that never yields and a worker asleep or blocked are
+still killed (rlgpt/sandbox/patience.py). The starved machine is real: a CPU quota on the
+worker's cgroup, as a container's quota gives."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rlgpt.errors import MacroError
+from rlgpt.sandbox.limits import mode
+from rlgpt.sandbox.patience import WALL_SLACK, Patience, schedstat
+
+measured = pytest.mark.skipif(
+    mode() == "rlimit" or not schedstat([os.getpid()]),
+    reason="needs a cgroup CPU counter and /proc/PID/schedstat",
+)
+
+
+def _patience(cpu: list[float], pids: list[int], hard_end: float | None = None) -> Patience:
+    return Patience(100.0, 2.0, hard_end, lambda: cpu[0] if cpu else None, lambda: pids)
+
+
+def test_a_loop_that_burned_its_limit_in_cpu_is_killed_at_once():
+    end, why = _patience([1.99], [os.getpid()]).after(102.0)
+    assert end is None and "of CPU" in why
+
+
+def test_without_any_measure_the_first_expiry_kills():
+    end, why = _patience([], []).after(102.0)
+    assert end is None and "within 2.0s" in why
+
+
+def test_a_stage_deadline_is_never_passed():
+    patience = _patience([0.1], [os.getpid()], hard_end=101.0)
+    assert patience.first_end() == 101.0
+    end, why = patience.after(101.0)
+    assert end is None and "end of its time" in why
+
+
+def test_a_worker_that_neither_runs_nor_waits_to_run_is_asleep_and_killed():
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.3)
+        patience = Patience(time.monotonic(), 0.2, None, lambda: 0.0, lambda: [sleeper.pid])
+        end, why = patience.after(time.monotonic())
+        assert end is not None, "the first look only starts watching"
+        time.sleep(max(end - time.monotonic(), 0))
+        end, why = patience.after(time.monotonic())
+        assert end is None and "asleep or blocked" in why
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+@pytest.fixture
+def state(local_state):
+    return local_state({})
+
+
+def _throttle(worker, share: float) -> None:
+    """A CPU quota on the worker's cgroup, as a container's quota or a busy machine gives."""
+    period = 100_000
+    for path in worker._limits.dirs:
+        if (path / "cpu.max").exists():
+            (path / "cpu.max").write_text(f"{int(period * share)} {period}")
+        elif (path / "cpu.cfs_quota_us").exists():
+            (path / "cpu.cfs_quota_us").write_text(str(int(period * share)))
+
+
+WORK = "    n = 0\n    for i in range({n}):\n        n += i % 7\n    yield 'noop'\n"
+
+
+@measured
+def test_a_correct_action_starved_of_cpu_gets_its_answer_in(make_worker, coded_action, state):
+    """About 0.15 s of CPU for its first step; with a tenth of a CPU that takes longer than
+    the 1 s limit in wall time: the answer still counts."""
+    worker = make_worker([coded_action("work", WORK.format(n=3_000_000))], timeout_s=1.0)
+    _throttle(worker, 0.1)
+    t0 = time.monotonic()
+    assert worker.start("work", state) == "noop"
+    elapsed = time.monotonic() - t0
+    assert elapsed > 1.0, f"not starved ({elapsed:.2f}s): the test proves nothing"
+    assert worker.cpu_ns / 1e9 < 1.0 and worker.alive
+
+
+@measured
+def test_a_loop_that_never_yields_is_killed_for_its_cpu_even_when_starved(
+    make_worker, coded_action, state
+):
+    spin = coded_action("spin", "    while True:\n        pass\n    yield 'noop'\n")
+    worker = make_worker([spin], timeout_s=0.5)
+    _throttle(worker, 0.25)
+    t0 = time.monotonic()
+    with pytest.raises(MacroError) as info:
+        worker.start("spin", state)
+    assert info.value.kind == "timeout" and "of CPU" in info.value.message
+    assert time.monotonic() - t0 < 0.5 * WALL_SLACK + 2
+    assert not worker.alive
+
+
+@measured
+def test_a_sleeping_worker_is_killed_soon_after_its_limit(make_worker, coded_action, state):
+    """The OS layer alone (no gate): a sleep never answers and is not starvation."""
+    sleeper = coded_action("nap", "    import time\n    time.sleep(60)\n    yield 'noop'\n")
+    worker = make_worker([sleeper], timeout_s=1.0, gate=False)
+    t0 = time.monotonic()
+    with pytest.raises(MacroError) as info:
+        worker.start("nap", state)
+    assert info.value.kind == "timeout" and "asleep or blocked" in info.value.message
+    assert time.monotonic() - t0 < 1.0 + 2 * 0.25 + 1.5
