@@ -80,13 +80,16 @@ class Patience:
         stats = schedstat(self._pids())
         if not stats and (cpu is None or self._seen is not None):  # the wall clock is all
             return None, f"no complete answer within {waited:.1f}s (killed)"  # (one more look)
-        if self._seen and stats:
-            span_ns = (now - self._seen_at) * 1e9
+        # judged over a whole look only: a CPU quota can throttle a busy worker for most of a
+        # 100 ms period, and throttled time counts neither as running nor as waiting
+        span_ns = (now - self._seen_at) * 1e9
+        if self._seen and stats and span_ns >= self.interval * 1e9:
             busiest = max(v - self._seen.get(pid, 0) for pid, v in stats.items())
             if busiest < RUNNABLE_SHARE * span_ns:
                 return None, (f"no complete answer within {waited:.1f}s, and it was not "
                               "running or waiting to run (asleep or blocked) (killed)")  # fmt: skip
-        self._seen, self._seen_at = stats, now
+        if self._seen is None or span_ns >= self.interval * 1e9:
+            self._seen, self._seen_at = stats, now
         step = self.interval
         if cpu is not None:
             step = min(step, max(self.limit - cpu, CPU_TOLERANCE_S))
