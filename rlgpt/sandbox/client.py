@@ -144,16 +144,19 @@ class MacroWorker:
         if msg["op"] != "load":  # starting up costs CPU; after that, between calls, none
             self.check_idle()
         limit = timeout_s if timeout_s is not None else self.timeout_s
-        patience = Patience(time.monotonic(), limit, self.deadline, self._call_cpu_s,
-                            self._limits.pids)  # fmt: skip
-        end = patience.first_end()
+        start = time.monotonic()
+        end = start + limit if self.deadline is None else min(start + limit, self.deadline)
         pending = bytearray((json.dumps(msg) + "\n").encode())
+        patience: Patience | None = None  # made at the first expiry only: none on the fast path
         while True:
             try:
                 write_all(self._req_w, pending, end)
                 line = read_line(self._rep_r, self._buf, end, MAX_REPLY_BYTES)
                 break
             except PipeTimeout:
+                if patience is None:
+                    patience = Patience(start, limit, self.deadline, self._call_cpu_s,
+                                        self._limits.pids)  # fmt: skip
                 later, why = patience.after(time.monotonic())
                 if later is None:
                     raise self._fail("timeout", why) from None
