@@ -9,7 +9,14 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from rlgpt.textsafe import storable_tree
 
@@ -195,10 +202,25 @@ class Scenario(Message):
         default="view", description="Where the target or first station is: in view; out of "
         "view but seen earlier this episode (remembered); or nowhere seen (unseen: search).",
     )  # fmt: skip
+    floor: str | None = Field(
+        default=None, description="The floor it starts on, in a world of floors (None: the "
+        "world's only or first one)."
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_no_floor(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """Without `floor` while it is None: a scenario of a world without floors (and the
+        records and hashes that hold one) stays what it was."""
+        dump: dict[str, object] = handler(self)
+        if dump.get("floor") is None:
+            dump.pop("floor", None)
+        return dump
 
     def describe(self) -> str:
         """One line for feedback: where the action started."""
         parts = [f"{self.name} (seed {self.seed})"]
+        if self.floor:
+            parts.append(f"on the {self.floor} floor")
         if self.inventory:
             parts.append("inventory " + ", ".join(f"{k}={v}" for k, v in self.inventory.items()))
         parts += [f"{s} at {xy}" for s, xy in self.stations.items()]

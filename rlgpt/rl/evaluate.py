@@ -114,10 +114,11 @@ def evaluate(
             dead = end != "success" and progress.stuck(steps, params.dead_loop_window)
             if end != "success" and len(traces) < 3:
                 traces.append(f"seed {ep_seed}: {end} after {steps} steps: {' '.join(trace)}")
+            unlocked = ",".join(sorted(a for a, n in ach.items() if n))  # for world scores
             rows.append(
                 {"episode": ep, "seed": ep_seed, "success": bool(info["success"]),
                  "steps": steps, "decisions": decisions, "macro_calls": calls,
-                 "dead_loop": dead, "end": end}
+                 "dead_loop": dead, "end": end, "unlocked": unlocked}
             )  # fmt: skip
             bar.update(1)
         bar.close()

@@ -14,6 +14,8 @@ EPISODES = pa.DataFrameSchema(
         "macro_calls": pa.Column(int, pa.Check.ge(0)),
         "dead_loop": pa.Column(bool),
         "end": pa.Column(str, pa.Check.isin(["success", "death", "time_limit"])),
+        # the achievements reached by the episode's end, comma-separated (world scores)
+        "unlocked": pa.Column(str, required=False),
     },
     strict=False,
     coerce=True,

@@ -226,11 +226,11 @@ class MacroWorker:
         return action
 
     def _delta(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Leave out what the worker's view already holds (inventory, achievements, facing)."""
-        out: dict[str, Any] = {
-            k: state[k] for k in ("local", "pos", "daylight", "memory", "area") if k in state
-        }
-        for key in ("inventory", "achievements", "facing"):
+        """Leave out what the worker's view already holds (inventory, achievements, facing);
+        every other key of the world's view state goes as it is."""
+        kept = ("inventory", "achievements", "facing")
+        out: dict[str, Any] = {k: v for k, v in state.items() if k not in kept}
+        for key in kept:
             if key in state and self._sent.get(key) != state[key]:
                 out[key] = self._sent[key] = state[key]
         return out

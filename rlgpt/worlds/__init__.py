@@ -20,6 +20,7 @@ DEFAULT_WORLD = "crafter"
 WORLDS: dict[str, tuple[str, str | None]] = {
     "crafter": ("rlgpt.worlds.crafter.world:CrafterWorld", None),
     "craftax-classic": ("rlgpt.worlds.craftax_classic.world:CraftaxClassicWorld", "craftax"),
+    "craftax": ("rlgpt.worlds.craftax.world:CraftaxWorld", "craftax"),
 }
 
 

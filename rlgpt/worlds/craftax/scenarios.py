@@ -1,0 +1,116 @@
+"""Validation scenarios on full Craftax: which states a sub-action is run in before it trains.
+
+For a sub-action named after an achievement, states in which its precondition holds ("met"):
+on the floor where its target is found, the player holds exactly what it needs (and what the
+rules make certain: two books to learn a given spell), the stations it needs stand in view
+but out of reach, its target (a block, a mob, a chest, the ladder down of a cleared floor) is
+in view but not beside the player, so the action must walk. And states in which one
+requirement is short ("unmet": an item, a station, tiredness, or the floor: the player is on
+one where the target is not found): there the action must end by itself, quickly. stage.py
+builds each on a real world of the seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlgpt.messages import Scenario
+from rlgpt.worlds.craftax import facts as F
+from rlgpt.worlds.craftax import vocab
+from rlgpt.worlds.craftax.rules import Requirement, requirement
+from rlgpt.worlds.crafter.scenarios import APART_OFFSETS, CLOSE_OFFSETS, OFFSETS, _axes, _offset
+
+FACINGS = ((0, 1), (-1, 0), (0, -1), (1, 0))
+BLOCKERS = (None, "tree", "stone")  # what the player faces in place-style layouts
+MAX_UNMET = 3
+TIRED_BY = 3
+
+
+def floors_of(req: Requirement) -> tuple[str, ...]:
+    """The floors where the requirement's target is found (all floors without a target)."""
+    target = req.target
+    if target is None or target in ("ladder_down",):
+        return (req.floor,) if target else F.floors()
+    names = {target, "fountain"} if target == "water" else {target}
+    blocks, mobs = F.floor_blocks(), F.floor_mobs()
+    return tuple(f for f in F.floors() if names & (set(blocks[f]) | set(mobs[f].values())))
+
+
+def _layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
+    facing = FACINGS[i % len(FACINGS)]
+    out: dict[str, Any] = {"facing": facing}
+    ranged = vocab.mob_kinds().get(str(req.target)) == "ranged"
+    t = _offset(i, radius, CLOSE_OFFSETS if ranged else OFFSETS)
+    if req.stations:
+        apart = len(req.stations) > 1 and i % 3 != 0 and radius >= 4
+        if apart:
+            t = APART_OFFSETS[i % len(APART_OFFSETS)]
+        second = (t[0] + 2 * _axes(t)[0][0], t[1] + 2 * _axes(t)[0][1]) if apart else (
+            t[0] + _axes(t)[1][0], t[1] + _axes(t)[1][1])  # fmt: skip
+        out["stations"] = dict(zip(req.stations[:2], (t, second), strict=False))
+    elif req.target and req.target != "grass":
+        out["target"], out["target_at"] = req.target, t
+    if req.kind in ("place", "plant") or req.target == "grass":
+        out["front"] = BLOCKERS[i % len(BLOCKERS)]
+    return out
+
+
+def _met_inventory(req: Requirement) -> dict[str, int]:
+    inv = {**req.items, **req.extra}
+    if req.kind == "sleep":
+        inv["energy"] = 9 - TIRED_BY
+    return inv
+
+
+def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, str | None, bool]]:
+    """States that withhold one requirement each: (inventory, what is short, floor, no
+    stations)."""
+    out: list[tuple[dict[str, int], str, str | None, bool]] = []
+    base = _met_inventory(req)
+    for item, n in list(req.items.items())[:MAX_UNMET]:
+        inv = {**base, item: n - 1 if n > 1 else 0}
+        out.append((inv, f"{item} (has {inv[item]}, needs {n})", req.floor, False))
+    if req.stations:
+        where = " and ".join(req.stations)
+        out.append((base, f"a {where} (none in view)", req.floor, True))
+    if req.kind == "sleep":
+        out.append(({"energy": 9}, "tiredness (energy is full, 9)", req.floor, False))
+    if req.kind in ("collect", "hunt", "chest", "descend", "enchant", "boss"):
+        elsewhere = [f for f in F.floors() if f not in floors_of(req)]
+        if elsewhere:
+            found = ", ".join(floors_of(req))
+            out.append((base, f"the floor (on the {elsewhere[0]}; {req.target} is found on: "
+                              f"{found})", elsewhere[0], False))  # fmt: skip
+    return out
+
+
+def plan_scenarios(
+    ach: str, *, count: int, seed_base: int, budget: int, radius: int, unmet_steps: int,
+    unknown_steps: int,
+) -> list[Scenario]:  # fmt: skip
+    """`count` met scenarios (several seeds and layouts) and the unmet ones for `ach`; for a
+    name that is no achievement, `count` fresh worlds ("unknown": nothing to check)."""
+    req = requirement(ach)
+    if req is None:
+        return [Scenario(name=f"fresh-{i + 1}", seed=seed_base + i, precondition="unknown",
+                         max_steps=unknown_steps) for i in range(count)]  # fmt: skip
+    floor = None if req.floor == "overworld" else req.floor
+    out = [
+        Scenario(name=f"met-{i + 1}", seed=seed_base + i, precondition="met",
+                 inventory=_met_inventory(req), max_steps=budget, floor=floor,
+                 **_layout(req, i, radius))
+        for i in range(count)
+    ]  # fmt: skip
+    for j, (inv, missing, where, bare) in enumerate(_unmet(req)):
+        layout = _layout(req, j, radius)
+        if bare:
+            layout.pop("stations", None)
+        if where != req.floor:  # nothing of the target on a floor where it is not found
+            layout.pop("target", None)
+            layout.pop("target_at", None)
+        out.append(Scenario(
+            name=f"unmet-{j + 1}", seed=seed_base + 50 + j, precondition="unmet", inventory=inv,
+            max_steps=unmet_steps, missing=missing,
+            floor=None if where in (None, "overworld") else where, **layout,
+        ))  # fmt: skip
+    return out

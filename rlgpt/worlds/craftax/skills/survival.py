@@ -1,0 +1,232 @@
+"""Survival for coded actions in long episodes: drink (water, fountains), eat (cows, snails,
+bats: whatever passive mob the floor has), sleep walled in (a pocket mined into stone and
+sealed with one stone, or a stretch of corridor sealed with two), and potions."""
+
+from __future__ import annotations
+
+from .navigate import (
+    Action,
+    Cell,
+    approach,
+    diggable,
+    explore,
+    follow_path,
+    go_to,
+    guard,
+    hostiles,
+    route,
+)  # fmt: skip
+from .view import MOVES, WALKABLE, ObsView
+
+DUSK = 0.6  # daylight below this on the overworld: zombies gather; get under a roof
+DAWN = 0.75
+POTIONS = ("red", "green", "blue", "pink", "cyan", "yellow")
+WATER = ("water", "fountain")
+
+
+def _room(view: ObsView, limit: int = 3) -> set[Cell] | None:
+    """The cells the player can walk to without passing a wall (mobs count as open), or None
+    when there are more than `limit` of them."""
+    seen, todo = {(0, 0)}, [(0, 0)]
+    while todo:
+        cur = todo.pop()
+        for ox, oy in MOVES:
+            nxt = (cur[0] + ox, cur[1] + oy)
+            name = view.block_at(*nxt)
+            if nxt not in seen and (name in (*WALKABLE, "dark", "none", "darkness")):
+                seen.add(nxt)
+                todo.append(nxt)
+                if len(seen) > limit:
+                    return None
+    return seen
+
+
+def sealed(view: ObsView) -> bool:
+    """The player stands in a closed room of at most three cells, no monster in it."""
+    room = _room(view)
+    return room is not None and not any((m[0], m[1]) in room for m in hostiles(view))
+
+
+_OPEN = (*WALKABLE, "lava", "water", "none", "unknown", "dark", "darkness")
+
+
+def _pocket_at(view: ObsView, c: Cell, d: Cell) -> bool:
+    """Cells c+d and c+2d are stone and every other neighbour of both is closed: mined, they
+    make a two-cell room whose only way in is c."""
+    a, b = (c[0] + d[0], c[1] + d[1]), (c[0] + 2 * d[0], c[1] + 2 * d[1])
+    if view.remembered_at(*a) != "stone" or view.remembered_at(*b) != "stone":
+        return False
+    walls = {(e[0] + ox, e[1] + oy) for e in (a, b) for ox, oy in MOVES} - {a, b, c}
+    return all(view.remembered_at(*w) not in _OPEN for w in walls)
+
+
+def _corridor_at(view: ObsView, c: Cell, d: Cell) -> bool:
+    """c and c-d are walkable, closed on both sides across d, with free ground at c+d and
+    c-2d: two stones there make a two-cell room."""
+    back, ahead, behind = (c[0] - d[0], c[1] - d[1]), (c[0] + d[0], c[1] + d[1]), (
+        c[0] - 2 * d[0], c[1] - 2 * d[1])  # fmt: skip
+    side = (d[1], d[0])
+    for cell in (c, back):
+        if view.remembered_at(*cell) not in WALKABLE:
+            return False
+        for s in (side, (-side[0], -side[1])):
+            if view.remembered_at(cell[0] + s[0], cell[1] + s[1]) in _OPEN:
+                return False
+    return all(view.remembered_at(*x) in WALKABLE for x in (ahead, behind))
+
+
+def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
+    """Wall the player in: mine a two-cell room into a stone face seen on this floor and seal
+    the way in with a stone (needs a pickaxe and a stone), or, with two stones, seal a
+    stretch of one-cell-wide corridor at both ends. Returns True when the player is walled in
+    (already, or now). A generator: `safe = yield from shelter(view, diggable(view))`."""
+    if sealed(view):
+        return True
+    stones, pick = view.inventory["stone"], view.inventory["wood_pickaxe"]
+    reach = 3 * view.radius
+    spots: dict[Cell, tuple[str, Cell]] = {}
+    for x in range(-reach, reach + 1):
+        for y in range(-reach, reach + 1):
+            if view.remembered_at(x, y) not in WALKABLE:
+                continue
+            for d in MOVES:
+                if pick and stones >= 1 and _pocket_at(view, (x, y), d):
+                    spots[(x, y)] = ("pocket", d)
+                elif stones >= 2 and _corridor_at(view, (x, y), d):
+                    spots[(x, y)] = ("corridor", d)
+    path = route(view, set(spots), dig) if spots else None
+    if path is None or not (yield from follow_path(view, path, dig)):
+        return False
+    kind, d = spots.get((0, 0), ("", (0, 0)))
+    back = (-d[0], -d[1])
+    if kind == "pocket":  # mine the first cell, step in, mine the second, step in, step back
+        for _ in range(2):
+            while view.block_at(*d) == "stone":
+                yield MOVES[d] if view.facing != d else "do"
+            yield MOVES[d]
+        yield MOVES[back]
+        yield from _place_stone(view, back)
+    elif kind == "corridor":  # face on along the corridor, seal ahead, step back, seal behind
+        if view.facing != d:
+            yield MOVES[back]  # into the cell behind, then forward again: now facing d
+            yield MOVES[d]
+        yield from _place_stone(view, d)
+        yield MOVES[back]
+        yield from _place_stone(view, back)
+    return sealed(view)
+
+
+def _place_stone(view: ObsView, d: Cell) -> Action:
+    """Place a stone on the free cell the player faces (in direction d), fighting a monster
+    that stands there first."""
+    for _ in range(12):
+        if view.facing != d or view.block_at(*d) not in WALKABLE or view.inventory["stone"] < 1:
+            return
+        if view.mob_at(*d) != "none":
+            yield from guard(view)
+        else:
+            yield "place_stone"
+
+
+def sleep(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
+    """Wall the player in (shelter) when it can, then sleep until rested (energy full) or
+    woken (hurt). Returns True if it slept. A generator: `yield from sleep(view, dig)`."""
+    if not view.sleeping and view.vitals["energy"] >= _max_energy(view):
+        return False
+    yield from shelter(view, dig)
+    health = view.vitals["health"]
+    for _ in range(400):
+        if view.vitals["energy"] >= _max_energy(view) and not view.sleeping:
+            break
+        if view.vitals["health"] < health - 1 and not view.sleeping:
+            break  # woken by a hit
+        yield "sleep"
+    return True
+
+
+def _max_energy(view: ObsView) -> int:
+    return 7 + 2 * view.inventory["dexterity"]
+
+
+def drink_up(view: ObsView, below: int, dig: tuple[str, ...] = ()) -> Action:
+    """Below `below` drink, with water or a fountain seen on this floor: walk there (mining
+    through `dig`) and drink to full. True if it drank."""
+    if view.vitals["drink"] >= below:
+        return False
+    source = min(WATER, key=lambda w: _distance(view.cells(w) or view.remembered(w)))
+    if not (view.cells(source) or view.remembered(source)):
+        return False
+    if not (yield from go_to(view, source, dig)):
+        return False
+    drank, full = False, 7 + 2 * view.inventory["dexterity"]
+    while view.vitals["drink"] < full and view.facing_name == source:
+        yield "do"
+        drank = True
+    return drank
+
+
+def _distance(cells: list[Cell]) -> int:
+    return abs(cells[0][0]) + abs(cells[0][1]) if cells else 1 << 20
+
+
+def eat(view: ObsView, below: int = 6) -> Action:
+    """Below `below` food, with a passive mob (cow, snail, bat) in view: walk up to it and
+    hit it until it is eaten. True if it hit."""
+    meals = view.mobs("passive")
+    if view.vitals["food"] >= below or not meals:
+        return False
+    name, food, hit = meals[0][2], view.vitals["food"], False
+    for _ in range(40):
+        if view.vitals["food"] > food or not (yield from approach(view, name)):
+            break
+        yield "do"
+        hit = True
+    return hit
+
+
+def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
+    """Fight a monster beside the player; drink when drink < 5 and water or a fountain was
+    seen on this floor (searching for some when drink < 4); eat a passive mob in view when
+    food < 6 (searching for one when food < 4 on the overworld); on the overworld at dusk,
+    drink up, wall in and sleep until it is light; anywhere, sleep walled in when energy
+    < 3. Returns True if it did any of these. A generator: `yield from keep_alive(view)` at
+    the start of a long action."""
+    dig = diggable(view) if dig is None else dig
+    acted = bool((yield from guard(view)))
+    dusk = view.floor == 0 and view.daylight < DUSK
+    acted = (yield from drink_up(view, 8 if dusk else 5, dig)) or acted
+    if view.vitals["drink"] < 4 and not any(view.remembered(w) for w in WATER):
+        for _ in range(6):  # thirsty, no water seen on this floor: look for some
+            yield from explore(view, 6, dig, ("water", "sand", "fountain"))
+            acted = True
+            if any(view.remembered(w) for w in WATER):
+                acted = (yield from drink_up(view, 5, dig)) or acted
+                break
+    if view.vitals["food"] < 4 and view.floor == 0 and not view.mobs("passive") and not dusk:
+        for _ in range(6):
+            yield from explore(view, 6, dig, ("grass",))
+            acted = True
+            if view.mobs("passive"):
+                break
+    acted = (yield from eat(view)) or acted
+    if dusk and not hostiles(view) and (yield from shelter(view, dig)):
+        while sealed(view) and view.daylight < DAWN:
+            yield "sleep" if view.vitals["energy"] < _max_energy(view) else "noop"
+            acted = True
+    if view.vitals["energy"] < 3 and not hostiles(view):
+        acted = (yield from sleep(view, dig)) or acted
+    return acted
+
+
+def drink_a_potion(view: ObsView, color: str | None = None) -> Action:
+    """Drink a potion: of `color` (red, green, blue, pink, cyan, yellow) when given, else of
+    the colour held most. Each episode maps the colours to effects at random: +8 or -3
+    health, mana or energy. Returns True if it drank. A generator:
+    `yield from drink_a_potion(view)`."""
+    held = {c: view.inventory[f"potion_{c}"] for c in POTIONS}
+    pick = color if color is not None else max(held, key=lambda c: held[c])
+    if held.get(pick, 0) < 1:
+        return False
+    before = view.achievements["drink_potion"]
+    yield f"drink_potion_{pick}"
+    return view.achievements["drink_potion"] > before
