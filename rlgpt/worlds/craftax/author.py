@@ -79,7 +79,10 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
             f"On the {req.floor}: clear the floor if its ladder down is closed, find the "
             f"ladder, stand on it and descend to the {below}."
         )
-        values |= {"floor": req.floor, "target": below}
+        depth = F.floors().index(req.floor)
+        back = f'view.floor < {depth} and view.achievements["enter_{req.floor}"] > 0'
+        values |= {"floor": req.floor, "target": below, "depth": depth,
+                   "back": back if depth else "False"}  # fmt: skip
     elif req.kind == "chest":
         tpl, doc = "chest", f"Find a chest on a dungeon floor and open it until '{ach}' rises."
         values["floors"] = ("dungeon", "sewers", "vault") if ach == "open_chest" else ("dungeon",)

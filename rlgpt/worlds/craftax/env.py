@@ -25,6 +25,8 @@ from rlgpt.worlds.craftax import obs, vocab
 
 ObsKind = Literal["symbolic"]
 MOVES = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_down": (0, 1)}
+# what craftax's own observation shows round the player: 5 columns and 4 rows each way
+SIGHT = (int(G.C.OBS_DIM[1]) // 2, int(G.C.OBS_DIM[0]) // 2)
 
 
 def inventory_of(frame: G.Frame) -> dict[str, int]:
@@ -67,8 +69,15 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         self.task = task
         self.end_on_success = end_on_success
         self.observation_kind = observation
-        self.radius = view_radius
-        self._game = G.game(view_radius)
+        self.radius = view_radius  # the policy's window (and the traces')
+        # the coded actions' view: craftax's own sight (11 x 9 cells), or the policy's window
+        # if that is larger, on a square window whose cells beyond the sight are dark
+        self.sight = max(view_radius, SIGHT[0]), max(view_radius, SIGHT[1])
+        self.view_radius = max(self.sight)
+        self._game = G.game(self.view_radius)
+        side = 2 * self.view_radius + 1
+        dx, dy = np.abs(np.indices((side, side)) - self.view_radius)
+        self._in_sight = (dx <= self.sight[0]) & (dy <= self.sight[1])
         self._achievements = F.achievements()
         self._task_index = self._achievements.index(task.achievement)
         self.action_space = gym.spaces.Discrete(len(F.actions()))  # type: ignore[assignment]
@@ -121,12 +130,26 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         """(block, item, mob) ids of the window as the player sees it: unlit cells are 'dark'
         with nothing on them, cells off the map 'none'."""
         f = self.frame
-        lit = f.lit()
+        lit = self.lit()
         blocks = np.where(lit, f.blocks(), vocab.DARK)
-        blocks = np.where(f.blocks() == vocab.OUTSIDE, vocab.OUTSIDE, blocks)
+        blocks = np.where((f.blocks() == vocab.OUTSIDE) & self._in_sight, vocab.OUTSIDE, blocks)
         mobs = np.where(lit, f.mobs(), 0)
-        mobs[self.radius, self.radius] = G.PLAYER
+        mobs[self.view_radius, self.view_radius] = G.PLAYER
         return blocks, np.where(lit, f.items(), 0), mobs
+
+    def lit(self) -> np.ndarray:
+        """Which cells of the view's window are seen: lit, and within craftax's sight."""
+        return self.frame.lit() & self._in_sight
+
+    def _crop(self, window: np.ndarray, radius: int) -> np.ndarray:
+        """The centre (2 radius + 1)^2 of a view window ('none' beyond it)."""
+        big = self.view_radius
+        out = np.zeros((2 * radius + 1, 2 * radius + 1), window.dtype)
+        k = min(radius, big)
+        out[radius - k : radius + k + 1, radius - k : radius + k + 1] = window[
+            big - k : big + k + 1, big - k : big + k + 1
+        ]
+        return out
 
     def local_window(self, radius: int | None = None) -> np.ndarray:
         """Semantic ids (vocab.semantic_names) of what is seen around the player, indexed
@@ -134,17 +157,10 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         beyond it)."""
         blocks, items, mobs = self._layers()
         ids = np.vectorize(vocab.semantic_id)(blocks, items, mobs).astype(np.uint8)
-        r = self.radius if radius is None else radius
-        if r == self.radius:
-            return ids
-        out = np.zeros((2 * r + 1, 2 * r + 1), np.uint8)
-        k = min(r, self.radius)
-        inner = slice(self.radius - k, self.radius + k + 1)
-        out[r - k : r + k + 1, r - k : r + k + 1] = ids[inner, inner]
-        return out
+        return self._crop(ids, self.radius if radius is None else radius)
 
     def _mark_seen(self) -> None:
-        r, (x, y), lit = self.radius, self.frame.pos, self.frame.lit()
+        r, (x, y), lit = self.view_radius, self.frame.pos, self.lit()
         w, h = self._area
         xs, ys = np.nonzero(lit)
         xs, ys = xs + x - r, ys + y - r
@@ -210,11 +226,12 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         self._frame = frame
         self._mark_seen()
         self._last_info = self._info()
-        self._last_obs = obs.symbolic(frame, self._last_info["inventory"], *self._layers())
+        layers = [self._crop(a, self.radius) for a in (*self._layers(), self.lit())]
+        self._last_obs = obs.symbolic(frame, self._last_info["inventory"], *layers)
         return self._last_info
 
     def _decode(self, bundle: Any) -> G.Frame:
-        return G.Frame.decode(np.asarray(bundle), self.radius)
+        return G.Frame.decode(np.asarray(bundle), self.view_radius)
 
     # -- gymnasium API ------------------------------------------------------------------
     def reset(

@@ -74,9 +74,10 @@ def _onehot(value: int, n: int) -> list[float]:
 
 def symbolic(
     frame: G.Frame, inventory: dict[str, int], blocks: np.ndarray, items: np.ndarray,
-    mobs: np.ndarray,
+    mobs: np.ndarray, lit: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
-    """The observation of a frame (the window's lit layers as the env's `_layers`)."""
+    """The observation of a frame, from the policy's window: its blocks, items and mobs as
+    the player sees them, and which cells are lit."""
     side = blocks.shape[0]
     cells = np.zeros((side, side, CHANNELS), np.float32)
     rows, cols = np.indices(blocks.shape)
@@ -89,7 +90,7 @@ def symbolic(
     for k in range(1, 6):
         cells[..., base + k - 1] = kind == k
     cells[side // 2, side // 2, base : base + 5] = 0.0  # the player is at the centre always
-    cells[..., -1] = frame.lit()
+    cells[..., -1] = lit
     s, inv = frame.scalars, inventory
     player: list[float] = []
     for m in MATERIALS:

@@ -23,14 +23,15 @@ from rlgpt.worlds.craftax.rules import requirement
 # (an orc soldier has 9 health: 5 hits with a wood sword, 2 with an iron one), arrows (the
 # dungeon's first chest holds a bow; orc mages keep their distance) and torches (the gnomish
 # mines and deeper dark floors show nothing a torch does not light).
-GEAR: dict[int, tuple[str, ...]] = {
-    1: ("make_wood_pickaxe", "make_wood_sword", "make_stone_pickaxe", "make_stone_sword"),
-    2: ("make_iron_sword", "make_arrow"),
-    3: ("make_torch",),
-}
+GEAR: dict[int, tuple[tuple[str, int], ...]] = {
+    1: (("make_wood_pickaxe", 1), ("make_wood_sword", 1), ("make_stone_pickaxe", 1),
+        ("make_stone_sword", 1)),
+    2: (("make_iron_sword", 1), ("make_arrow", 3)),
+    3: (("make_torch", 2),),
+}  # fmt: skip
 # special prerequisites (achievements before the achievement itself)
 BEFORE: dict[str, tuple[str, ...]] = {
-    "fire_bow": ("find_bow", "make_arrow"),
+    "fire_bow": ("make_arrow", "find_bow"),  # arrows are made at a table: on the overworld
     "find_bow": ("enter_dungeon",), "open_chest": ("enter_dungeon",),
     "drink_potion": ("open_chest",),
     "learn_fireball": ("enter_sewers", "open_chest"),
@@ -38,6 +39,7 @@ BEFORE: dict[str, tuple[str, ...]] = {
     "cast_fireball": ("learn_fireball",), "cast_iceball": ("learn_iceball",),
     "eat_plant": ("place_plant",), "place_plant": ("collect_sapling",),
     "place_torch": ("make_torch",),
+    "enter_gnomish_mines": ("find_bow",),  # the dungeon's first chest: a bow for its mages
 }  # fmt: skip
 # items no recipe makes: the achievement that brings them
 GIVES = {
@@ -56,8 +58,9 @@ class _Planner:
 
     def __init__(
         self, inventory: Mapping[str, int] | None = None,
-        stations: frozenset[str] = frozenset(), floor: int = 0,
+        stations: frozenset[str] = frozenset(), floor: int = 0, deepest: int = 0,
     ) -> None:  # fmt: skip
+        self.deepest = deepest  # the gear is for the deepest floor the plan reaches
         self.inv: Counter[str] = Counter({k: int(v) for k, v in (inventory or {}).items()})
         self.stations = set(stations)
         self.floor = floor
@@ -132,19 +135,29 @@ class _Planner:
             return
         if self.floor == 0:
             for d in sorted(GEAR):
-                if d <= depth:
-                    for ach in GEAR[d]:
-                        _, _, item = ach.partition("_")
-                        if not self.inv[item]:
+                if d <= max(depth, self.deepest):
+                    for ach, times in GEAR[d]:
+                        for _ in range(times - self.steps.count(ach)):
                             self.achieve(ach)
         for d in range(self.floor + 1, depth + 1):
+            enter = f"enter_{F.floors()[d]}"
+            for pre in BEFORE.get(enter, ()):
+                if pre not in self.steps:
+                    self.achieve(pre)
             self.floor = d
-            self.steps.append(f"enter_{F.floors()[d]}")
+            self.stations = set()  # the stations stay on the floor above
+            self.steps.append(enter)
+
+
+def _deepest(steps: list[str]) -> int:
+    return max((F.floor_of(s) or 0 for s in steps), default=0)
 
 
 @functools.cache
 def _plan(target: str) -> tuple[tuple[str, int], ...]:
-    planner = _Planner()
+    first = _Planner()
+    first.achieve(target)
+    planner = _Planner(deepest=_deepest(first.steps))
     planner.achieve(target)
     counts = Counter(planner.steps)
     order: list[str] = []
@@ -196,7 +209,7 @@ def still_to_collect(target: str, inventory: Mapping[str, int], stations: frozen
 @functools.lru_cache(maxsize=4096)
 def _still(target: str, held: tuple[tuple[str, int], ...], stations: frozenset[str],
            floor: int) -> tuple[tuple[str, int], ...]:  # fmt: skip
-    planner = _Planner(dict(held), stations, floor)
+    planner = _Planner(dict(held), stations, floor, deepest=depth(target))
     try:
         planner.achieve(target)
     except ValueError:

@@ -143,7 +143,7 @@ class CraftaxWorld:
         env = self.make_env(spec, view_radius=radius, end_on_success=False)
         from rlgpt.worlds.craftax import game
 
-        game.warm(radius)  # compiled before the first scenario's steps are timed
+        game.warm(env.view_radius)  # type: ignore[attr-defined]  # compiled before it is timed
         return env
 
     def stage(self, env: WorldEnv, spec: Scenario) -> dict[str, Any]:

@@ -4,8 +4,19 @@ stepping out of a projectile's line, and clearing a floor (enough kills open its
 
 from __future__ import annotations
 
-from .navigate import Action, Cell, explore, guard, hostiles, passable, path_to
-from .survival import keep_alive
+from .navigate import (
+    Action,
+    Cell,
+    explore,
+    follow_path,
+    go_to,
+    guard,
+    hostiles,
+    passable,
+    path_to,
+    route,
+)  # fmt: skip
+from .survival import hurt, keep_alive
 from .view import MOVES, WALKABLE, ObsView
 
 # what a projectile flies over (craftax stops arrows and spells at solid blocks, not water)
@@ -67,41 +78,95 @@ def dodge(view: ObsView) -> Action:
     return False
 
 
+def exposed(view: ObsView, cell: Cell = (0, 0)) -> bool:
+    """Whether standing on `cell` puts the player on the row or column of a ranged monster
+    2-5 cells away (where it shoots from)."""
+    for dx, dy, _ in view.mobs("ranged"):
+        rx, ry = dx - cell[0], dy - cell[1]
+        if (rx == 0 or ry == 0) and 2 <= abs(rx) + abs(ry) <= 5:
+            return True
+    return False
+
+
+def _toward(view: ObsView, target: Cell) -> str | None:
+    """The first move of a walk up to `target`, off the ranged monsters' lines when a move
+    as good is (None when no way leads there)."""
+    path = path_to(view, {target})
+    if not path:
+        return None
+    first = path[0]
+    if exposed(view, first):
+        gap = abs(target[0] - first[0]) + abs(target[1] - first[1])
+        safe = [d for d in MOVES if passable(view, *d) and not exposed(view, d)
+                and abs(target[0] - d[0]) + abs(target[1] - d[1]) <= gap]  # fmt: skip
+        first = safe[0] if safe else first
+    return MOVES[first]
+
+
 def fight(view: ObsView, name: str | None = None, steps: int = 60) -> Action:
     """Hunt monsters in view (only those called `name` when given): hit one beside the
-    player, shoot one in line when a bow and arrows or a spell allow, step out of a
-    projectile's line, else walk up to the nearest. Ranged monsters flee to 4-5 cells: they
-    are caught against walls or shot. Returns how many it killed (this floor's kills rose).
-    A generator: `killed = yield from fight(view)`."""
+    player, step out of a projectile's line, shoot one in line when a bow and arrows or a
+    spell allow, else walk up to the nearest (melee ones first), keeping off the lines of
+    ranged ones where it can. Ranged monsters flee to 4-5 cells: they are caught against
+    walls or shot. Returns how many it killed (this floor's kills rose). A generator:
+    `killed = yield from fight(view)`."""
     start = view.kills
     for _ in range(steps):
         foes = [m for m in hostiles(view) if name in (None, m[2])]
-        if not foes:
-            break
+        if not foes or (hurt(view) and view.ladder("up") is not None):
+            break  # hurt below the overworld: the caller rests upstairs (keep_alive)
         if (yield from guard(view)):
             continue
         if (yield from dodge(view)):
             continue
-        dx, dy, _ = foes[0]
-        if (yield from shoot(view, (dx, dy))):
+        shot = False
+        for dx, dy, _ in foes[:2]:
+            shot = shot or (yield from shoot(view, (dx, dy)))
+        if shot:
             continue
-        path = path_to(view, {(dx, dy)})
-        yield MOVES[path[0]] if path else "noop"
+        near = [m for m in foes if view.kind_of(m[2]) == "melee" and abs(m[0]) + abs(m[1]) <= 3]
+        dx, dy, _ = (near or foes)[0]
+        yield _toward(view, (dx, dy)) or _cover(view)
     return view.kills - start
+
+
+def _cover(view: ObsView) -> str:
+    """A move off the ranged monsters' lines when the player stands on one, else a noop."""
+    if exposed(view):
+        for d, move in MOVES.items():
+            if passable(view, *d) and not exposed(view, d):
+                return move
+    return "noop"
 
 
 def clear_floor(view: ObsView, dig: tuple[str, ...] = (), steps: int = 400) -> Action:
     """Fight this floor's monsters until its ladder down opens (view.cleared: 8 kills below
-    the overworld), exploring when none is in view: monsters spawn 10-13 cells away, three
-    times as often while the floor is not cleared, and the melee ones walk up. Returns
-    view.cleared. A generator: `opened = yield from clear_floor(view, diggable(view))`."""
+    the overworld), keeping alive (resting walled in when hurt), opening chests in view when
+    no monster is (loot: a bow, arrows, potions, torches), exploring when there is nothing
+    else: monsters spawn 10-13 cells away, three times as often while the floor is not
+    cleared, and the melee ones walk up. Returns view.cleared. A generator:
+    `opened = yield from clear_floor(view, diggable(view))`."""
+    waited = 0
     for _ in range(steps):  # each round takes at least one step
         if view.cleared:
             break
         if (yield from keep_alive(view, dig)):
             continue
+        chests = [c for c in view.cells("chest") if abs(c[0]) + abs(c[1]) <= 6]
+        up = view.ladder("up")
         if hostiles(view):
             yield from fight(view, steps=30)
+        elif chests and (yield from go_to(view, "chest", dig)):
+            yield "do"
+        elif up is not None and abs(up[0]) + abs(up[1]) > 6:
+            path = route(view, {up}, dig)  # hold near the way up: monsters come, rest is near
+            if not path or not (yield from follow_path(view, path[:4], dig)):
+                yield from explore(view, 4, dig)
         else:
-            yield from explore(view, 4, dig)
+            waited += 1
+            yield from explore(view, 4, dig) if waited % 12 == 0 else _wait(view)
     return view.cleared
+
+
+def _wait(view: ObsView) -> Action:
+    yield _cover(view)

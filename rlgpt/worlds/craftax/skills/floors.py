@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .combat import clear_floor, fight
 from .navigate import Action, diggable, explore, follow_path, hostiles, route, stand_on
-from .survival import keep_alive
+from .survival import drink_up, eat, keep_alive, restore
 from .view import MOVES, WALKABLE, ObsView
 
 PLACEABLE = ("grass", "sand", "path", "fire_grass", "ice_grass")  # where a torch may go
@@ -87,6 +87,8 @@ def descend(view: ObsView, dig: tuple[str, ...] | None = None, steps: int = 200)
         if (yield from keep_alive(view, dig)):
             continue
         if view.standing_on() in ("ladder_down", "ladder_down_blocked") and view.cleared:
+            if (yield from prepare(view, dig)):
+                continue  # rested, drank or ate first: back onto the ladder
             yield "descend"
         elif not view.cleared:
             yield from clear_floor(view, dig, steps=20)
@@ -95,6 +97,18 @@ def descend(view: ObsView, dig: tuple[str, ...] | None = None, steps: int = 200)
         elif not (yield from stand_on(view, "ladder_down", dig)):
             yield from _toward(view, view.ladder("down"), dig)
     return view.floor > start
+
+
+def prepare(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
+    """Before going down: drink up (water or a fountain seen on this floor), eat a passive mob
+    in view, and sleep walled in when energy is below 6 or health below 7. Returns True if it
+    did any of these (the player may have left the ladder)."""
+    acted = (yield from drink_up(view, 7, dig)) or False
+    acted = (yield from eat(view, 7)) or acted
+    if view.vitals["energy"] < 6 or view.vitals["health"] < 7:
+        yield from restore(view, dig, health=7)
+        acted = True
+    return acted
 
 
 def ascend(view: ObsView, dig: tuple[str, ...] | None = None, steps: int = 200) -> Action:

@@ -124,7 +124,8 @@ def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> A
             if view.block_at(*step) not in dig or view.mob_at(*step) != "none":
                 break
             yield MOVES[step] if view.facing != step else "do"
-        if view.mob_at(*step) != "none":
+        if view.mob_at(*step) != "none":  # a cow or a snail in the way: eat through it
+            yield MOVES[step] if view.facing != step else "do"
             return False
         if view.block_at(*step) not in WALKABLE and view.block_at(*step) != "dark":
             return False

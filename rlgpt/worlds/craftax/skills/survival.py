@@ -15,6 +15,7 @@ from .navigate import (
     guard,
     hostiles,
     route,
+    stand_on,
 )  # fmt: skip
 from .view import MOVES, WALKABLE, ObsView
 
@@ -90,7 +91,7 @@ def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
             if view.remembered_at(x, y) not in WALKABLE:
                 continue
             for d in MOVES:
-                if pick and stones >= 1 and _pocket_at(view, (x, y), d):
+                if pick and _pocket_at(view, (x, y), d):  # mining it gives the stone
                     spots[(x, y)] = ("pocket", d)
                 elif stones >= 2 and _corridor_at(view, (x, y), d):
                     spots[(x, y)] = ("corridor", d)
@@ -129,11 +130,13 @@ def _place_stone(view: ObsView, d: Cell) -> Action:
 
 
 def sleep(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
-    """Wall the player in (shelter) when it can, then sleep until rested (energy full) or
-    woken (hurt). Returns True if it slept. A generator: `yield from sleep(view, dig)`."""
+    """Wall the player in (shelter), then sleep until rested (energy full) or woken (hurt):
+    never in the open, where a monster's blow on a sleeper does 3.5 times its damage.
+    Returns True if it slept. A generator: `yield from sleep(view, dig)`."""
     if not view.sleeping and view.vitals["energy"] >= _max_energy(view):
         return False
-    yield from shelter(view, dig)
+    if not view.sleeping and not (yield from shelter(view, dig)):
+        return False
     health = view.vitals["health"]
     for _ in range(400):
         if view.vitals["energy"] >= _max_energy(view) and not view.sleeping:
@@ -193,6 +196,9 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
     the start of a long action."""
     dig = diggable(view) if dig is None else dig
     acted = bool((yield from guard(view)))
+    if view.inventory["xp"] >= 1 and view.inventory["strength"] < 5:
+        yield "level_up_strength"  # more health, harder blows
+        acted = True
     dusk = view.floor == 0 and view.daylight < DUSK
     acted = (yield from drink_up(view, 8 if dusk else 5, dig)) or acted
     if view.vitals["drink"] < 4 and not any(view.remembered(w) for w in WATER):
@@ -215,7 +221,93 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
             acted = True
     if view.vitals["energy"] < 3 and not hostiles(view):
         acted = (yield from sleep(view, dig)) or acted
+    if hurt(view) and view.ladder("up") is not None:
+        acted = (yield from rest_upstairs(view, dig)) or acted
+    elif view.vitals["health"] <= 4 and view.floor > 0 and not hostiles(view):
+        acted = (yield from recover(view, dig)) or acted
     return acted
+
+
+def restore(view: ObsView, dig: tuple[str, ...] = (), health: int = 8, tries: int = 6) -> Action:
+    """Sleep walled in until health reaches `health` and energy is full (looking for a stone
+    face when none is near); in daylight on the overworld with no monster in view, in the
+    open when no wall can be made. Returns True when rested."""
+    full = _max_energy(view)
+    for _ in range(tries):
+        if view.vitals["health"] >= health and view.vitals["energy"] >= full - 1:
+            return True
+        if (yield from guard(view)):
+            continue
+        walled = yield from shelter(view, dig)
+        if not walled and not (view.floor == 0 and view.daylight > DAWN and not hostiles(view)):
+            yield from explore(view, 6, dig, ("stone",))
+            continue
+        for _ in range(300):
+            rested = view.vitals["energy"] >= full
+            if (walled and not sealed(view)) or (rested and view.vitals["health"] >= health):
+                break
+            if min(view.vitals["drink"], view.vitals["food"]) <= 1:
+                return False  # thirst or hunger would undo the rest: see to them first
+            if not walled and hostiles(view):
+                break
+            yield "noop" if rested else "sleep"
+    return view.vitals["health"] >= health and view.vitals["energy"] >= full - 1
+
+
+def hurt(view: ObsView) -> bool:
+    """Below the overworld, health 5 or less (two hits from most monsters there), energy
+    below 2, or drink or food 3 or less with nothing to drink or eat on this floor in sight:
+    time to rest upstairs."""
+    if view.floor == 0:
+        return False
+    v = view.vitals
+    thirsty = v["drink"] <= 3 and not any(view.remembered(w) for w in WATER)
+    hungry = v["food"] <= 3 and not view.mobs("passive")
+    return v["health"] <= 5 or v["energy"] < 2 or thirsty or hungry
+
+
+def rest_upstairs(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
+    """Hurt or tired below the overworld: walk onto this floor's ladder up (fighting what
+    blocks the way), climb, wall in and sleep there until health and energy are back, and
+    come down the same ladder again: the monsters of a floor never follow up a ladder, and the
+    floor's kills are kept. Returns True once back on the floor it left."""
+    floor = view.floor
+    for _ in range(8):
+        if view.floor < floor or (yield from stand_on(view, "ladder_up", dig)):
+            break
+    else:
+        return False
+    if view.floor == floor:
+        yield "ascend"
+    if view.floor >= floor:
+        return False
+    for _ in range(6):
+        yield from keep_alive(view, dig)  # drink, eat (searching if need be), fight
+        if (yield from restore(view, dig)):
+            break
+    yield from drink_up(view, 8, dig)
+    yield from eat(view, 7)
+    for _ in range(8):
+        if view.floor == floor:
+            return True
+        if view.standing_on() == "ladder_down":
+            yield "descend"
+        elif not (yield from stand_on(view, "ladder_down", dig)):
+            yield "noop"
+    return view.floor == floor
+
+
+def recover(view: ObsView, dig: tuple[str, ...] = (), until: int = 8) -> Action:
+    """Wall the player in and sleep (health comes back twice as fast) or wait until health
+    reaches `until` (or a monster gets in). Returns True if it walled in."""
+    if not (yield from shelter(view, dig)):
+        return False
+    for _ in range(300):
+        if view.vitals["health"] >= until or not sealed(view):
+            break
+        tired = view.vitals["energy"] < _max_energy(view)
+        yield "sleep" if tired else "noop"
+    return True
 
 
 def drink_a_potion(view: ObsView, color: str | None = None) -> Action:
