@@ -203,8 +203,9 @@ class Scenario(Message):
         "view but seen earlier this episode (remembered); or nowhere seen (unseen: search).",
     )  # fmt: skip
     floor: str | None = Field(
-        default=None, description="The floor it starts on, in a world of floors (None: the "
-        "world's only or first one)."
+        default=None,
+        description="The floor it starts on, in a world of floors (None: the "
+        "world's only or first one).",
     )
 
     @model_serializer(mode="wrap")

@@ -18,7 +18,7 @@ from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.rules import Requirement, requirement
-from rlgpt.worlds.crafter.scenarios import APART_OFFSETS, CLOSE_OFFSETS, OFFSETS, _axes, _offset
+from rlgpt.worlds.crafter.layout import APART_OFFSETS, CLOSE_OFFSETS, OFFSETS, axes, offset
 
 FACINGS = ((0, 1), (-1, 0), (0, -1), (1, 0))
 BLOCKERS = (None, "tree", "stone")  # what the player faces in place-style layouts
@@ -40,13 +40,13 @@ def _layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
     facing = FACINGS[i % len(FACINGS)]
     out: dict[str, Any] = {"facing": facing}
     ranged = vocab.mob_kinds().get(str(req.target)) == "ranged"
-    t = _offset(i, radius, CLOSE_OFFSETS if ranged else OFFSETS)
+    t = offset(i, radius, CLOSE_OFFSETS if ranged else OFFSETS)
     if req.stations:
         apart = len(req.stations) > 1 and i % 3 != 0 and radius >= 4
         if apart:
             t = APART_OFFSETS[i % len(APART_OFFSETS)]
-        second = (t[0] + 2 * _axes(t)[0][0], t[1] + 2 * _axes(t)[0][1]) if apart else (
-            t[0] + _axes(t)[1][0], t[1] + _axes(t)[1][1])  # fmt: skip
+        second = (t[0] + 2 * axes(t)[0][0], t[1] + 2 * axes(t)[0][1]) if apart else (
+            t[0] + axes(t)[1][0], t[1] + axes(t)[1][1])  # fmt: skip
         out["stations"] = dict(zip(req.stations[:2], (t, second), strict=False))
     elif req.target and req.target != "grass":
         out["target"], out["target_at"] = req.target, t
@@ -86,10 +86,12 @@ def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, str | None, bool
 
 def plan_scenarios(
     ach: str, *, count: int, seed_base: int, budget: int, radius: int, unmet_steps: int,
-    unknown_steps: int,
+    unknown_steps: int, episode: bool = True,
 ) -> list[Scenario]:  # fmt: skip
     """`count` met scenarios (several seeds and layouts) and the unmet ones for `ach`; for a
-    name that is no achievement, `count` fresh worlds ("unknown": nothing to check)."""
+    name that is no achievement, `count` fresh worlds ("unknown": nothing to check). No states
+    from later in an episode yet (`episode` is accepted and has no effect here: dusk, night,
+    hostiles and hazards on floors are not staged on full Craftax)."""
     req = requirement(ach)
     if req is None:
         return [Scenario(name=f"fresh-{i + 1}", seed=seed_base + i, precondition="unknown",

@@ -22,7 +22,7 @@ from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.env import CraftaxEnv
-from rlgpt.worlds.crafter.scenarios import way_in  # the layout's geometry is the same
+from rlgpt.worlds.crafter.layout import way_in  # the layout's geometry is the same
 
 MOBS = ("passive_mobs", "melee_mobs", "ranged_mobs")  # by class (facts.MOB_CLASSES)
 PROJECTILES = ("mob_projectiles", "player_projectiles")

@@ -127,13 +127,13 @@ class CraftaxWorld:
 
     def scenarios(
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
-        unmet_steps: int, unknown_steps: int,
+        unmet_steps: int, unknown_steps: int, episode: bool = True,
     ) -> list[Scenario]:  # fmt: skip
         from rlgpt.worlds.craftax.scenarios import plan_scenarios
 
         return plan_scenarios(
             name, count=count, seed_base=seed_base, budget=budget, radius=radius,
-            unmet_steps=unmet_steps, unknown_steps=unknown_steps,
+            unmet_steps=unmet_steps, unknown_steps=unknown_steps, episode=episode,
         )  # fmt: skip
 
     def validation_env(self, name: str, radius: int) -> WorldEnv:

@@ -104,17 +104,22 @@ def _toward(view: ObsView, target: Cell) -> str | None:
 
 
 def fight(view: ObsView, name: str | None = None, steps: int = 60) -> Action:
-    """Hunt monsters in view (only those called `name` when given): hit one beside the
-    player, step out of a projectile's line, shoot one in line when a bow and arrows or a
-    spell allow, else walk up to the nearest (melee ones first), keeping off the lines of
-    ranged ones where it can. Ranged monsters flee to 4-5 cells: they are caught against
-    walls or shot. Returns how many it killed (this floor's kills rose). A generator:
-    `killed = yield from fight(view)`."""
-    start = view.kills
+    """Hunt monsters in view (only those called `name` when given, and then until one is
+    killed): hit one beside the player, step out of a projectile's line, shoot one in line
+    when a bow and arrows or a spell allow, else walk up to the nearest (melee ones first),
+    keeping off the lines of ranged ones where it can. Ranged monsters flee to 4-5 cells: they
+    are caught against walls or shot. It stops early when hurt below the overworld with a
+    ladder up known (the caller rests upstairs: keep_alive), and always takes at least one
+    step, so a loop round it cannot spin. Returns how many it killed (this floor's kills
+    rose). A generator: `killed = yield from fight(view)`."""
+    start, stepped = view.kills, False
     for _ in range(steps):
         foes = [m for m in hostiles(view) if name in (None, m[2])]
         if not foes or (hurt(view) and view.ladder("up") is not None):
-            break  # hurt below the overworld: the caller rests upstairs (keep_alive)
+            break
+        if name is not None and view.kills > start:
+            break  # the one it was sent for
+        stepped = True
         if (yield from guard(view)):
             continue
         if (yield from dodge(view)):
@@ -127,6 +132,8 @@ def fight(view: ObsView, name: str | None = None, steps: int = 60) -> Action:
         near = [m for m in foes if view.kind_of(m[2]) == "melee" and abs(m[0]) + abs(m[1]) <= 3]
         dx, dy, _ = (near or foes)[0]
         yield _toward(view, (dx, dy)) or _cover(view)
+    if not stepped:
+        yield _cover(view)
     return view.kills - start
 
 

@@ -192,10 +192,13 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
     seen on this floor (searching for some when drink < 4); eat a passive mob in view when
     food < 6 (searching for one when food < 4 on the overworld); on the overworld at dusk,
     drink up, wall in and sleep until it is light; anywhere, sleep walled in when energy
-    < 3. Returns True if it did any of these. A generator: `yield from keep_alive(view)` at
-    the start of a long action."""
+    < 3. Returns True if it did any of these; right after a fight beside the player (the
+    kill may be what the caller is after: it looks again). A generator:
+    `yield from keep_alive(view)` at the start of a long action."""
     dig = diggable(view) if dig is None else dig
-    acted = bool((yield from guard(view)))
+    if (yield from guard(view)):
+        return True
+    acted = False
     if view.inventory["xp"] >= 1 and view.inventory["strength"] < 5:
         yield "level_up_strength"  # more health, harder blows
         acted = True
