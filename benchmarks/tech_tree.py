@@ -233,8 +233,9 @@ def main() -> None:
                         args.masking, args.world)  # fmt: skip
         print(json.dumps(res))
         return
-    from rlgpt.worlds.crafter.tasks import registry
+    from rlgpt.worlds import get_world
 
+    registry = get_world(args.world).tasks
     tasks = [t for t in args.tasks.split(",") if t]
     agents = args.agents.split(",")
     learners = {"ppo", "rlgpt"} & set(agents)  # budgets only for those that train
