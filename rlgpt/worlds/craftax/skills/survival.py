@@ -143,8 +143,14 @@ def sleep(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
             break
         if view.vitals["health"] < health - 1 and not view.sleeping:
             break  # woken by a hit
+        if _starving(view):
+            break  # health drains on: eat or drink first
         yield "sleep"
     return True
+
+
+def _starving(view: ObsView) -> bool:
+    return min(view.vitals["food"], view.vitals["drink"]) == 0
 
 
 def _max_energy(view: ObsView) -> int:
@@ -211,15 +217,15 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
             if any(view.remembered(w) for w in WATER):
                 acted = (yield from drink_up(view, 5, dig)) or acted
                 break
-    if view.vitals["food"] < 4 and view.floor == 0 and not view.mobs("passive") and not dusk:
-        for _ in range(6):
+    if view.vitals["food"] < 4 and view.floor == 0 and not view.mobs("passive"):
+        for _ in range(6):  # at dusk too: hunger kills through a night's sleep
             yield from explore(view, 6, dig, ("grass",))
             acted = True
             if view.mobs("passive"):
                 break
-    acted = (yield from eat(view)) or acted
+    acted = (yield from eat(view, 8 if dusk else 6)) or acted
     if dusk and not hostiles(view) and (yield from shelter(view, dig)):
-        while sealed(view) and view.daylight < DAWN:
+        while sealed(view) and view.daylight < DAWN and not _starving(view):
             yield "sleep" if view.vitals["energy"] < _max_energy(view) else "noop"
             acted = True
     if view.vitals["energy"] < 3 and not hostiles(view):
