@@ -176,3 +176,15 @@ def test_a_climb_that_meets_nights_takes_swords_first_and_a_short_one_does_not()
     assert dict(climb_steps("make_iron_pickaxe"))["collect_wood"] > dict(
         plan_steps("make_iron_pickaxe"))["collect_wood"]  # fmt: skip
     assert climb_steps("make_stone_pickaxe") == plan_steps("make_stone_pickaxe")
+
+
+def test_an_unknown_task_suggests_the_nearest_of_its_own_world():
+    """A misspelling gets the closest names of the world asked for, not Crafter's list."""
+    from rlgpt.worlds import get_world
+
+    with pytest.raises(UserError) as info:
+        get_task("make_wod_pickaxe")
+    assert "try one of: make_wood_pickaxe" in str(info.value)
+    with pytest.raises(UserError) as other:
+        get_world("craftax").task("enter_dungen")
+    assert "try one of: enter_dungeon" in str(other.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 
 from rlgpt.errors import UserError
@@ -56,7 +57,8 @@ def registry(
 def find_task(tasks: dict[str, TaskSpec], name: str) -> TaskSpec:
     """Look a task up; an unknown name is a UserError listing a few valid ones."""
     if name not in tasks:
-        close = [t for t in tasks if name.split("_")[-1] in t] or list(PAPER_NAMES)
+        near = difflib.get_close_matches(name, list(tasks), n=3, cutoff=0.6)
+        close = near or [t for t in tasks if name.split("_")[-1] in t] or list(tasks)
         raise UserError(f"unknown task '{name}'; try one of: {', '.join(close[:6])} (rlgpt tasks)")
     return tasks[name]
 
