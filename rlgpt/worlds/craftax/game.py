@@ -23,9 +23,8 @@ Coordinates: craftax indexes [row, col]; rlgpt's x is craftax's column, y its ro
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +39,11 @@ try:
     from craftax.craftax.game_logic import craftax_step
     from craftax.craftax.world_gen.world_gen import generate_world
 
-    from rlgpt.worlds.craftax_classic.game import enable_compilation_cache  # sets XLA_FLAGS
+    from rlgpt.worlds.craftax_classic.game import (  # one cache (it sets XLA_FLAGS), one shape
+        Game,
+        _strong,
+        enable_compilation_cache,
+    )
 except ImportError as exc:
     raise UserError("the craftax world needs JAX and craftax: pip install -e '.[craftax]'") from exc
 
@@ -222,19 +225,6 @@ class Frame:
 
     def lit(self) -> np.ndarray:
         return ((self.cells >> LIT_SHIFT) & 1).astype(bool)
-
-
-def _strong(state: Any) -> Any:
-    """The state with no weakly typed leaf (a leaf's type is part of the compiled signature)."""
-    return jax.tree.map(lambda x: jnp.asarray(x, dtype=jnp.asarray(x).dtype), state)
-
-
-class Game(NamedTuple):
-    """The jitted calls of one process for one view radius."""
-
-    reset: Callable[[Any, Any], tuple[Any, jax.Array, jax.Array]]  # seed, episode
-    step: Callable[[Any, jax.Array, Any], tuple[Any, jax.Array, jax.Array]]  # state, key, a
-    observe: Callable[[Any], jax.Array]  # the bundle of a state (after staging)
 
 
 @functools.cache
