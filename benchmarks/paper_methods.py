@@ -85,13 +85,13 @@ def ppo(
         if first is None and result.first_success is not None:
             first = samples + result.first_success
         samples += result.samples
-        report, _ = evaluate(
+        report, table = evaluate(
             Path(result.checkpoint), spec, dec, cfg, [], params.train,
             EvalParams(episodes=episodes), seed, samples, show_progress=False,
         )  # fmt: skip
         points.append(_point(samples, report))
         previous = result
-    return _record(points, samples, first, t0)
+    return _record(points, samples, first, t0) | {"unlocked": unlocked(table)}
 
 
 def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
@@ -127,7 +127,7 @@ def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> di
     played = table["steps"].cumsum()
     wins = played[table["success"]]
     first = int(wins.iloc[0]) if len(wins) else None
-    return _record([_point(0, report)], 0, first, t0)
+    return _record([_point(0, report)], 0, first, t0) | {"unlocked": unlocked(table)}
 
 
 def rlgpt(
@@ -186,10 +186,25 @@ def rlgpt(
                        "coded": it["coded"], "verdict": it["verdict"]})  # fmt: skip
     final = {"success": summary["final_success_rate"],
              "selected_iteration": summary.get("selected_iteration"),
-             "last_success": points[-1]["success"], "run_dir": str(run_dir)}  # fmt: skip
+             "last_success": points[-1]["success"], "run_dir": str(run_dir),
+             "unlocked": run_unlocked(run_dir, summary.get("selected_iteration"))}  # fmt: skip
     if model is not None:
         final["mistakes"] = model.counts()
     return _record(points, samples, first, t0) | final
+
+
+def unlocked(table: Any) -> list[str]:
+    """Each evaluation episode's achievements reached by its end (comma-separated): what the
+    world's score is computed from."""
+    return [str(u) for u in table["unlocked"]] if "unlocked" in table else []
+
+
+def run_unlocked(run_dir: Path, iteration: int | None) -> list[str]:
+    """The unlocked column of a run's iteration (its selected one) from episodes.parquet."""
+    import pandas as pd
+
+    path = run_dir / f"iter_{iteration}" / "episodes.parquet"
+    return unlocked(pd.read_parquet(path)) if iteration is not None and path.exists() else []
 
 
 def _record(

@@ -16,6 +16,12 @@ job runs in its own process, `--jobs` at once. Ends with one JSON line.
                                                   # task needing at most a wood pickaxe
     python benchmarks/tech_tree.py --agents script --tasks eat_plant   # any task: no budget
     python benchmarks/tech_tree.py --world craftax-classic --stone-tier  # any world (`--world`)
+    python benchmarks/tech_tree.py --world craftax --seeds 1 --scale 0.1  # full Craftax's ladder
+
+Each agent's row also gives the world's score (the reward of the achievements its evaluation
+episodes unlocked, as a share of the maximum: the Craftax paper's "% of max") and how many
+distinct achievements those episodes unlocked; the end adds the distinct achievements over the
+whole ladder and, per task, rlgpt's score against PPO's.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paper_methods import ppo as paper_ppo  # noqa: E402
-from paper_methods import pure_code  # noqa: E402
+from paper_methods import pure_code, run_unlocked  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # task -> (iterations, samples per iteration): the issue's budgets (200k, 1M) in all.
@@ -44,6 +50,30 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "make_iron_pickaxe": (5, 200_000),
     "collect_diamond": (5, 200_000),
 }
+# Full Craftax: a ladder across the floors, at the issue's budgets (1M; 2M for the mines).
+WORLD_BUDGETS: dict[str, dict[str, tuple[int, int]]] = {
+    "craftax": {
+        "make_iron_pickaxe": (5, 200_000),
+        "collect_diamond": (5, 200_000),
+        "enter_dungeon": (5, 200_000),
+        "enter_gnomish_mines": (5, 400_000),
+    },
+}
+
+
+def budgets(world: str) -> dict[str, tuple[int, int]]:
+    return WORLD_BUDGETS.get(world, BUDGETS)
+
+
+def score(unlocked: list[str], weights: dict[str, int]) -> float:
+    """The world's score over evaluation episodes, in percent: the reward of the achievements
+    each episode unlocked as a share of the sum of all (the Craftax paper's "% of max"; the
+    health term of the return is left out), averaged over episodes."""
+    if not unlocked:
+        return 0.0
+    total = sum(weights.values())
+    got = [sum(weights.get(a, 0) for a in u.split(",") if a) for u in unlocked]
+    return round(100 * statistics.fmean(got) / total, 2)
 
 
 def oracle(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
@@ -106,6 +136,7 @@ def rlgpt(
     its = summary["iterations"]
     return {
         "success": summary["final_success_rate"],
+        "unlocked": run_unlocked(summary_path.parent, summary.get("selected_iteration")),
         "best": max(i["success_rate"] for i in its),
         "iterations": [
             {k: i[k] for k in ("iteration", "success_rate", "samples", "coded", "verdict")}
@@ -200,7 +231,7 @@ def _mean(rows: list[dict[str, Any]], key: str) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tasks", default=",".join(BUDGETS))
+    ap.add_argument("--tasks", default="", help="default: the world's ladder (budgets)")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--first-seed", type=int, default=0, help="seeds first .. first+seeds-1")
     ap.add_argument("--episodes", type=int, default=100)
@@ -216,7 +247,7 @@ def main() -> None:
                     help="instead: the default command on every stone-tier task")  # fmt: skip
     args = ap.parse_args()
     if args.stone_tier:
-        only = args.tasks.split(",") if args.tasks != ",".join(BUDGETS) else None
+        only = args.tasks.split(",") if args.tasks else None
         outside = sorted(set(only or []) - set(stone_tier()))
         if outside:
             sys.exit(f"tech_tree: not stone-tier task(s) {outside}; choose from {stone_tier()}")
@@ -224,7 +255,7 @@ def main() -> None:
         return
     if args.one:
         kind, task, seed, episodes, scale, out = args.one
-        iterations, per_iter = BUDGETS[task]
+        iterations, per_iter = budgets(args.world)[task]
         per_iter = int(per_iter * float(scale))
         if kind == "ppo":
             res = ppo(task, int(seed), iterations * per_iter, int(episodes), Path(out), args.world)
@@ -235,13 +266,14 @@ def main() -> None:
         return
     from rlgpt.worlds import get_world
 
-    registry = get_world(args.world).tasks
-    tasks = [t for t in args.tasks.split(",") if t]
+    game = get_world(args.world)
+    registry, weights, ladder = game.tasks, game.achievement_rewards(), budgets(args.world)
+    tasks = [t for t in (args.tasks or ",".join(ladder)).split(",") if t]
     agents = args.agents.split(",")
     learners = {"ppo", "rlgpt"} & set(agents)  # budgets only for those that train
-    unknown = [t for t in tasks if t not in (BUDGETS if learners else registry())]
+    unknown = [t for t in tasks if t not in (ladder if learners else registry())]
     if unknown:
-        known = list(BUDGETS) if learners else "any task of `rlgpt tasks`"
+        known = list(ladder) if learners else "any task of `rlgpt tasks`"
         sys.exit(f"tech_tree: unknown task(s) {unknown} for {args.agents}; choose from {known}")
     out = Path(args.out).resolve()
     results: dict[str, dict[str, list[dict[str, Any]]]] = {
@@ -273,28 +305,42 @@ def main() -> None:
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(run, jobs))
-    print(f"\n{'task':20} {'agent':7} {'success':>8} {'per seed':>20} {'samples':>9} {'wall_s':>8}")
+    print(f"\n{'task':20} {'agent':7} {'success':>8} {'per seed':>20} {'samples':>9} {'wall_s':>8}"
+          f" {'score %':>8} {'unlocked':>8}")  # fmt: skip
     summary: dict[str, Any] = {}
+    seen: dict[str, set[str]] = {a: set() for a in agents}
     for task in tasks:
         summary[task] = {}
         for kind in agents:
             rows = sorted(results[task][kind], key=lambda r: r.get("seed", 0))
             per_seed = " ".join(f"{r.get('success', 0):.2f}" for r in rows)
             rate, samples = _mean(rows, "success"), int(_mean(rows, "samples"))
+            episodes = [u for r in rows for u in r.get("unlocked", [])]
+            got = {a for u in episodes for a in u.split(",") if a}
+            seen[kind] |= got
+            pct = score(episodes, weights)
             print(f"{task:20} {kind:7} {rate:8.2f} {per_seed:>20} {samples:9d} "
-                  f"{_mean(rows, 'wall_s'):8.0f}")  # fmt: skip
-            summary[task][kind] = {"success": rate, "samples": samples, "seeds": len(rows)}
+                  f"{_mean(rows, 'wall_s'):8.0f} {pct:8.2f} {len(got):8d}")  # fmt: skip
+            summary[task][kind] = {"success": rate, "samples": samples, "seeds": len(rows),
+                                   "score": pct, "achievements": sorted(got)}  # fmt: skip
             if kind == "rlgpt":
                 summary[task][kind]["runs"] = rows
         if "oracle" in summary[task] and "rlgpt" in summary[task]:
             ceiling = summary[task]["oracle"]["success"]
             share = summary[task]["rlgpt"]["success"] / ceiling if ceiling else 0.0
             summary[task]["rlgpt_share_of_oracle"] = round(share, 3)
+        if "ppo" in summary[task] and "rlgpt" in summary[task]:
+            base = summary[task]["ppo"]["score"]
+            ratio = summary[task]["rlgpt"]["score"] / base if base else None
+            summary[task]["rlgpt_score_vs_ppo"] = None if ratio is None else round(ratio, 2)
+    distinct = {k: len(v) for k, v in seen.items()}
+    print(f"\ndistinct achievements unlocked over the ladder: {distinct} (of {len(weights)})")
     print(
         json.dumps(
-            {"world": args.world, "episodes": args.episodes, "seeds": args.seeds, "tasks": summary}
+            {"world": args.world, "episodes": args.episodes, "seeds": args.seeds,
+             "scale": args.scale, "tasks": summary, "distinct_achievements": distinct}
         )
-    )
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -166,6 +166,11 @@ class World(Protocol):
 
     def primitives(self) -> list[str]: ...
 
+    def achievement_rewards(self) -> dict[str, int]:
+        """Every achievement and the reward the game gives for its first unlock in an
+        episode: the weights of the world's score (the unlocked share of the maximum)."""
+        ...
+
     # -- prompts ------------------------------------------------------------------------
     def prompt_values(self) -> dict[str, Any]:
         """Values the prompt templates render: `recipes` (the facts), `primitives`,

@@ -62,3 +62,52 @@ def test_tech_tree_measures_the_oracle_the_skills_and_pure_ppo_on_the_same_seeds
     assert row["script"]["success"] >= 2 / 3  # the reference skills in plan order
     assert row["ppo"]["samples"] >= 1980 and 0.0 <= row["ppo"]["success"] <= 1.0
     assert (out["episodes"], out["seeds"]) == (3, 1)
+
+
+def test_world_score_is_the_unlocked_reward_as_a_share_of_the_maximum():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from tech_tree import score
+
+    from rlgpt.worlds import get_world
+
+    crafter = get_world("crafter").achievement_rewards()
+    assert len(crafter) == 22 and set(crafter.values()) == {1}
+    # two episodes: 2 of 22 achievements, then none
+    assert score(["collect_wood,place_table", ""], crafter) == round(100 * 1 / 22, 2)
+    craftax = get_world("craftax").achievement_rewards()
+    assert len(craftax) == 67 and craftax["collect_wood"] == 1 and craftax["enter_dungeon"] > 1
+    everything = ",".join(craftax)
+    assert score([everything], craftax) == 100.0 and score([], craftax) == 0.0
+
+
+def test_tech_tree_scores_what_the_evaluation_episodes_unlocked(tmp_path):
+    out = _last_json([
+        "benchmarks/tech_tree.py", "--agents", "script", "--tasks", "make_wood_pickaxe",
+        "--seeds", "1", "--episodes", "2", "--out", str(tmp_path),
+    ])  # fmt: skip
+    row = out["tasks"]["make_wood_pickaxe"]["script"]
+    got = row["achievements"]
+    assert row["success"] == 1.0
+    assert {"collect_wood", "place_table", "make_wood_pickaxe"} <= set(got)
+    # two episodes: the mean unlocked share lies between the union's half and the whole union
+    assert 100 * len(got) / 22 + 0.01 >= row["score"] >= 100 * len(got) / 22 / 2 - 0.01
+    assert out["distinct_achievements"] == {"script": len(got)}
+
+
+@pytest.mark.slow  # a minute: JAX and full Craftax's coded actions (make test-slow)
+def test_tech_tree_scores_the_skills_on_full_craftax(tmp_path):
+    pytest.importorskip("craftax")
+    out = _last_json([
+        "benchmarks/tech_tree.py", "--world", "craftax", "--agents", "script", "--tasks",
+        "make_iron_pickaxe", "--seeds", "1", "--episodes", "1", "--out", str(tmp_path),
+    ])  # fmt: skip
+    row = out["tasks"]["make_iron_pickaxe"]["script"]
+    from rlgpt.worlds import get_world
+
+    weights = get_world("craftax").achievement_rewards()
+    got = row["achievements"]
+    assert row["success"] == 1.0 and "make_iron_pickaxe" in got  # the skills reach it
+    # the recipe's chain is unlocked on the way, and the score weighs what was unlocked
+    assert {"collect_wood", "place_table", "collect_iron", "place_furnace"} <= set(got)
+    assert row["score"] == round(100 * sum(weights[a] for a in got) / sum(weights.values()), 2)
+    assert out["distinct_achievements"] == {"script": len(got)}

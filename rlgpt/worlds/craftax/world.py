@@ -95,6 +95,9 @@ class CraftaxWorld:
     def primitives(self) -> list[str]:
         return F.actions()
 
+    def achievement_rewards(self) -> dict[str, int]:
+        return F.reward()  # 1, 3, 5 or 8 by tier
+
     def prompt_values(self) -> dict[str, Any]:
         return {"recipes": facts_text(), "primitives": F.actions(), "skill_api": api_reference()}
 

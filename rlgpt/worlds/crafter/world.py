@@ -83,6 +83,9 @@ class CrafterWorld:
     def primitives(self) -> list[str]:
         return facts.actions()
 
+    def achievement_rewards(self) -> dict[str, int]:
+        return {a: 1 for a in facts.achievements()}  # +1 for each first unlock
+
     def prompt_values(self) -> dict[str, Any]:
         return {"recipes": recipes_text(self.recipes), "primitives": facts.actions(),
                 "skill_api": api_reference()}  # fmt: skip
