@@ -110,7 +110,8 @@ def evaluate(
             ach = info["achievements"]
             for sub in dec.sub_actions:
                 reached[sub.name] += int(ach.get(sub.name, 0) >= sub.count)
-            end = "success" if info["success"] else ("death" if term else "time_limit")
+            died = term and not info.get("won")  # a won game (Craftax's boss) is no death
+            end = "success" if info["success"] else ("death" if died else "time_limit")
             dead = end != "success" and progress.stuck(steps, params.dead_loop_window)
             if end != "success" and len(traces) < 3:
                 traces.append(f"seed {ep_seed}: {end} after {steps} steps: {' '.join(trace)}")

@@ -41,6 +41,6 @@ class AchievementReward(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self._counts = dict(ach)
         if info["success"]:
             reward += self.success_bonus
-        elif term:
+        elif term and not info.get("won"):  # a death (a won game ends an episode too)
             reward -= 1.0
         return obs, reward, term, trunc, info

@@ -58,11 +58,12 @@ def _play(
             _, _, term, trunc, info = env.step(index[prim])
             if ach:
                 run.count(int(info["achievements"].get(ach, 0)) - before)
-            if term or trunc:  # episodes go on after the effect: an end is a death
-                run.died = bool(term)
+            if term or trunc:  # episodes go on after the effect: an end is a death,
+                won = bool(info.get("won"))  # unless the game itself was won (nothing follows)
+                run.died, run.ended = bool(term) and not won, won
                 break
             prim = worker.next(env.view_state(info))
-        run.ended = prim is None and not run.died
+        run.ended = run.ended or (prim is None and not run.died)
         if prim is not None:  # cut short, as training would: its `finally` runs now
             worker.stop()
     except MacroError as exc:  # too much CPU is a timeout to the model: it is too slow

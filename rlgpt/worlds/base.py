@@ -10,7 +10,8 @@ lineage, flows, tasks, report) ask a world for these; they never import a game p
 Every world's env reports the same `info` (the contract the generic parts read):
 `inventory` (item -> count, vitals included), `achievements` (achievement -> how often it was
 reached this episode), `player_pos` (x, y), `facing` (dx, dy) and `success` (the task's
-achievement was reached).
+achievement was reached). A world whose game can be won (full Craftax: its boss beaten) adds
+`won`: an episode terminated so is no death.
 """
 
 from __future__ import annotations

@@ -220,8 +220,11 @@ def test_a_met_scenario_takes_effect_and_an_unmet_one_does_not(env):
     assert env.last_info["floor"] == 1 and env.last_info["achievements"]["enter_dungeon"] == 0
 
 
+# defeat_orc_solider: its kill falls inside keep_alive (resting upstairs when hurt), which
+# must end there; defeat_necromancer wins the game, which ends the episode and is no death
 @pytest.mark.parametrize("ach", ["make_wood_pickaxe", "make_stone_pickaxe", "enter_dungeon",
-                                 "collect_diamond"])  # fmt: skip
+                                 "collect_diamond", "defeat_orc_solider",
+                                 "defeat_necromancer"])  # fmt: skip
 def test_the_authors_reference_action_validates_in_the_sandbox(ach):
     action = WORLD.author().write_action(ach, 80)
     verdict = validate_action(action, sandbox=SandboxParams(), world="craftax")

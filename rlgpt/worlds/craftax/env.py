@@ -260,6 +260,7 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         self._counts += frame.events
         info = self._take(frame)
         won = frame.scalars["boss"] >= G.STATIC.num_levels - 1  # is_game_over: the boss beaten
+        info["won"] = bool(won)
         terminated = bool(frame.dead or won or (self.end_on_success and info["success"]))
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
         return self._last_obs, frame.reward, terminated, truncated, info

@@ -9,6 +9,7 @@ scenarios from it, the masks read it, the planner and the offline author write f
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 
@@ -84,7 +85,18 @@ def _pickaxe(level: int) -> dict[str, int]:
 
 @functools.cache
 def requirement(ach: str) -> Requirement | None:
-    """The requirement of achievement `ach`; None when `ach` is not an achievement."""
+    """The requirement of achievement `ach`; None when `ach` is not an achievement. Its met
+    states on a deep floor give the arms a fight there needs (`ARMS`), whatever it is: a
+    player who reached that floor by the plan holds them, and its monsters attack anyone."""
+    req = _requirement(ach)
+    if req is None or req.kind in ("hunt", "boss") or req.floor == "overworld":
+        return req
+    weapon, kit = _armed(req.floor)
+    extra = {k: v for k, v in {**weapon, **kit}.items() if k not in req.items} | req.extra
+    return dataclasses.replace(req, extra=extra)
+
+
+def _requirement(ach: str) -> Requirement | None:
     if ach not in F.achievements():
         return None
     kind, _, name = ach.partition("_")
@@ -124,6 +136,7 @@ def requirement(ach: str) -> Requirement | None:
 # damage, which only armour enchanted for it (stage.py: fire, or ice on the ice realm) holds off
 ARMS: dict[int, tuple[dict[str, int], dict[str, int]]] = {
     3: ({"iron_sword": 1}, {"iron_armour": 4}),
+    4: ({"iron_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),  # knights
     5: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),
     6: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13,
                                "enchanted_armour": 4}),

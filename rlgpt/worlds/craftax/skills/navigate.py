@@ -99,17 +99,39 @@ def hostiles(view: ObsView) -> list[tuple[int, int, str]]:
     return [m for m in view.mobs() if view.kind_of(m[2]) in HOSTILE]
 
 
+def defeats(view: ObsView) -> int:
+    """How many monsters the player has defeated this episode (every `defeat_*` counter)."""
+    return sum(n for name, n in view.achievements.items() if name.startswith("defeat_"))
+
+
 def guard(view: ObsView) -> Action:
     """If a monster (melee or ranged) is next to the player, face it and hit it until it is
-    gone. Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
-    fought = False
+    gone; it returns right after a monster is defeated (the kill may be what the caller is
+    after). Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
+    fought, start = False, defeats(view)
     for _ in range(40):
         foes = [d for d in MOVES if view.kind_of(view.mob_at(*d)) in HOSTILE]
-        if not foes:
+        if not foes or defeats(view) > start:
             break
         fought = True
         yield "do" if view.facing == foes[0] else MOVES[foes[0]]
     return fought
+
+
+def until_defeat(view: ObsView, action: Action) -> Action:
+    """Drive `action` (a skill's generator) and stop it right after the player defeats a
+    monster: the kill may be what the caller is after, and it looks again. Returns True when
+    it stopped so, else what `action` returned."""
+    start = defeats(view)
+    while True:
+        try:
+            step = next(action)
+        except StopIteration as done:
+            return done.value
+        yield step
+        if defeats(view) > start:
+            action.close()
+            return True
 
 
 def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> Action:

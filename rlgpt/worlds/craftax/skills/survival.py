@@ -16,6 +16,7 @@ from .navigate import (
     hostiles,
     route,
     stand_on,
+    until_defeat,
 )  # fmt: skip
 from .view import MOVES, WALKABLE, ObsView
 
@@ -198,9 +199,14 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
     seen on this floor (searching for some when drink < 4); eat a passive mob in view when
     food < 6 (searching for one when food < 4 on the overworld); on the overworld at dusk,
     drink up, wall in and sleep until it is light; anywhere, sleep walled in when energy
-    < 3. Returns True if it did any of these; right after a fight beside the player (the
-    kill may be what the caller is after: it looks again). A generator:
+    < 3; below the overworld, hurt, rest upstairs. Returns True if it did any of these; it
+    returns right after a fight beside the player and right after any monster is defeated
+    on the way (the kill may be what the caller is after: it looks again). A generator:
     `yield from keep_alive(view)` at the start of a long action."""
+    return (yield from until_defeat(view, _keep_alive(view, dig)))
+
+
+def _keep_alive(view: ObsView, dig: tuple[str, ...] | None) -> Action:
     dig = diggable(view) if dig is None else dig
     if (yield from guard(view)):
         return True
