@@ -273,3 +273,39 @@ def test_plans_reach_across_floors():
     assert order == sorted(order), steps
     diamond = dict(WORLD.plan(WORLD.task("collect_diamond")))
     assert "make_iron_pickaxe" in diamond and "enter_dungeon" not in diamond
+
+
+def test_a_survival_skill_stops_at_a_kill_and_never_answers_true_without_a_step():
+    from rlgpt.worlds.craftax.skills.navigate import until_defeat
+
+    class Seen:  # what until_defeat reads of a view: the achievement counters
+        achievements = {"defeat_zombie": 0, "collect_wood": 0}
+
+    view = Seen()
+
+    def idle():  # a skill that says it acted but took no step: a caller's loop would spin
+        return True
+        yield "noop"  # noqa: B901 - makes it a generator
+
+    gen = until_defeat(view, idle())
+    with pytest.raises(StopIteration) as done:
+        next(gen)
+    assert done.value.value is False
+    closed = []
+
+    def fights():
+        try:
+            for _ in range(5):
+                yield "do"
+        finally:
+            closed.append(True)
+
+    taken, gen = [], until_defeat(view, fights())
+    try:
+        while True:
+            taken.append(next(gen))
+            if len(taken) == 2:  # the runtime steps the game: the second blow kills
+                view.achievements["defeat_zombie"] += 1
+    except StopIteration as stop:
+        assert stop.value is True  # stopped right after the kill, the rest of the fight unrun
+    assert taken == ["do", "do"] and closed == [True]

@@ -23,7 +23,7 @@ ACHIEVEMENTS = {"crafter": 22, "craftax-classic": 22, "craftax": 67}
 # deep floors: the player dies, or the kill happens inside a rest and the action goes on);
 # tests/unit/test_craftax_env.py checks the overworld's and the dungeon's one by one.
 KNOWN_FAILING = {
-    "craftax": {"enter_ice_realm", "enchant_sword", "enchant_armour"},
+    "craftax": {"enter_ice_realm"},
 }  # fmt: skip
 
 

@@ -92,8 +92,15 @@ def requirement(ach: str) -> Requirement | None:
     if req is None or req.kind in ("hunt", "boss") or req.floor == "overworld":
         return req
     weapon, kit = _armed(req.floor)
-    extra = {k: v for k, v in {**weapon, **kit}.items() if k not in req.items} | req.extra
+    held = {_family(k) for k in req.items}  # never a second sword where a sword is needed
+    extra = {k: v for k, v in {**weapon, **kit}.items() if _family(k) not in held} | req.extra
     return dataclasses.replace(req, extra=extra)
+
+
+def _family(item: str) -> str:
+    """What an item is, whatever its tier: 'sword' for iron_sword, 'armour' for
+    diamond_armour."""
+    return item.rpartition("_")[2]
 
 
 def _requirement(ach: str) -> Requirement | None:

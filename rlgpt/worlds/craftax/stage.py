@@ -80,10 +80,13 @@ class Board:
             self.a["item_map"][self.level, xy[1], xy[0]] = F.ITEM_BLOCKS.index(item)
 
     def clear(self, xy: tuple[int, int], block: str | None = None) -> None:
-        """Remove any mob or projectile at `xy` (never the player); set its block if given."""
+        """Remove any mob or projectile at `xy` (never the player); set its block if given,
+        and then remove the item lying there (a torch on a cell made a table is no table to
+        a view that sees the torch first)."""
         self.remove_mobs(lambda _, at: at != xy)
         if block is not None:
             self.set_block(xy, block)
+            self.set_item(xy, F.ITEM_BLOCKS[0])
 
     def light(self, radius: int) -> None:
         """Light the square of `radius` round the player on its floor (as torches would)."""

@@ -121,14 +121,16 @@ def guard(view: ObsView) -> Action:
 def until_defeat(view: ObsView, action: Action) -> Action:
     """Drive `action` (a skill's generator) and stop it right after the player defeats a
     monster: the kill may be what the caller is after, and it looks again. Returns True when
-    it stopped so, else what `action` returned."""
-    start = defeats(view)
+    it stopped so; else what `action` returned, but False when it took no step (so a loop
+    that goes round while a skill answers True cannot spin without acting)."""
+    start, stepped = defeats(view), False
     while True:
         try:
             step = next(action)
         except StopIteration as done:
-            return done.value
+            return done.value if stepped else False
         yield step
+        stepped = True
         if defeats(view) > start:
             action.close()
             return True

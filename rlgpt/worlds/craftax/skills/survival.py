@@ -138,7 +138,7 @@ def sleep(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
         return False
     if not view.sleeping and not (yield from shelter(view, dig)):
         return False
-    health = view.vitals["health"]
+    health, slept = view.vitals["health"], False
     for _ in range(400):
         if view.vitals["energy"] >= _max_energy(view) and not view.sleeping:
             break
@@ -147,7 +147,8 @@ def sleep(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
         if _starving(view):
             break  # health drains on: eat or drink first
         yield "sleep"
-    return True
+        slept = True
+    return slept
 
 
 def _starving(view: ObsView) -> bool:
@@ -202,7 +203,8 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
     < 3; below the overworld, hurt, rest upstairs. Returns True if it did any of these; it
     returns right after a fight beside the player and right after any monster is defeated
     on the way (the kill may be what the caller is after: it looks again). A generator:
-    `yield from keep_alive(view)` at the start of a long action."""
+    `yield from keep_alive(view)` at the start of a long action. It returns True only when
+    it took a step: a loop that goes round on its answer cannot spin without one."""
     return (yield from until_defeat(view, _keep_alive(view, dig)))
 
 
