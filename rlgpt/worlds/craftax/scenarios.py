@@ -17,6 +17,7 @@ from typing import Any
 from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
+from rlgpt.worlds.craftax.episode import episode_states
 from rlgpt.worlds.craftax.rules import Requirement, requirement
 from rlgpt.worlds.crafter.layout import APART_OFFSETS, CLOSE_OFFSETS, OFFSETS, axes, offset
 
@@ -88,10 +89,9 @@ def plan_scenarios(
     ach: str, *, count: int, seed_base: int, budget: int, radius: int, unmet_steps: int,
     unknown_steps: int, episode: bool = True,
 ) -> list[Scenario]:  # fmt: skip
-    """`count` met scenarios (several seeds and layouts) and the unmet ones for `ach`; for a
-    name that is no achievement, `count` fresh worlds ("unknown": nothing to check). No states
-    from later in an episode yet (`episode` is accepted and has no effect here: dusk, night,
-    hostiles and hazards on floors are not staged on full Craftax)."""
+    """`count` met scenarios (several seeds and layouts), the unmet ones, and with `episode`
+    the states from later in an episode that apply (episode.py) for `ach`; for a name that is
+    no achievement, `count` fresh worlds ("unknown": nothing to check)."""
     req = requirement(ach)
     if req is None:
         return [Scenario(name=f"fresh-{i + 1}", seed=seed_base + i, precondition="unknown",
@@ -115,4 +115,8 @@ def plan_scenarios(
             max_steps=unmet_steps, missing=missing,
             floor=None if where in (None, "overworld") else where, **layout,
         ))  # fmt: skip
+    if episode:  # last: the dearest to run, and a failure before them ends validation
+        layouts = [_layout(req, i, radius) for i in range(max(count, 1))]
+        out += episode_states(req, _met_inventory(req), layouts, seed_base=seed_base,
+                              budget=budget, floor=floor)  # fmt: skip
     return out

@@ -7,7 +7,8 @@ ground; lay a walkable way to the first target (walls round a ranged monster, so
 flee); put the stations, the target (a block, a mob in a free slot, a ladder down, whose floor
 then counts as cleared), the facing, the faced cell and the inventory. The state is fetched to
 the host, edited as numpy arrays in rlgpt's (x, y) and put back whole; no rule of the game
-changes.
+changes. A state from later in an episode (episode.py) also sets the clock (dusk, night) or
+puts a zombie near.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.env import CraftaxEnv
+from rlgpt.worlds.crafter.episode import clock_for, daylight_at  # craftax's clock is Crafter's
 from rlgpt.worlds.crafter.layout import way_in  # the layout's geometry is the same
 
 MOBS = ("passive_mobs", "melee_mobs", "ranged_mobs")  # by class (facts.MOB_CLASSES)
@@ -60,6 +62,7 @@ class Board:
         self.player = (col, row)
         self.direction = int(s.player_direction)
         self._up = np.array(s.up_ladders)
+        self.clock = {"timestep": np.array(s.timestep), "light_level": np.array(s.light_level)}
 
     # -- cells --------------------------------------------------------------------------
     def inside(self, xy: tuple[int, int]) -> bool:
@@ -95,6 +98,11 @@ class Board:
         lit[max(0, y - radius) : y + radius + 1, max(0, x - radius) : x + radius + 1] = 1.0
 
     # -- the player's floor and mobs ----------------------------------------------------
+    def set_clock(self, step: int) -> None:
+        """The episode's clock at `step` (craftax's light level follows it, as on Crafter)."""
+        self.clock = {"timestep": np.asarray(step, self.clock["timestep"].dtype),
+                      "light_level": np.asarray(daylight_at(step), np.float32)}  # fmt: skip
+
     def set_floor(self, floor: int) -> None:
         """Put the player on `floor`, where a descent arrives (the floor's ladder up)."""
         if floor != self.level:
@@ -177,7 +185,7 @@ class Board:
         inventory = s.inventory.replace(**self.inv)
         position = np.array([self.player[1], self.player[0]], np.int32)
         return G.put(s.replace(
-            **self.a, **mobs, **self.player_fields, inventory=inventory,
+            **self.a, **mobs, **self.player_fields, **self.clock, inventory=inventory,
             player_position=position, player_level=np.int32(self.level),
             player_direction=np.int32(self.direction),
         ))  # fmt: skip
@@ -218,6 +226,11 @@ def stage(env: CraftaxEnv, spec: Scenario) -> dict[str, Any]:
         board.clear(at(d), station)
     if spec.target and spec.target_at:
         _place_target(board, spec.target, at(spec.target_at), base)
+    for name, d in spec.hostiles.items():
+        board.clear(at(d), base)
+        board.add_mob(name, at(d))
+    if spec.daylight is not None:
+        board.set_clock(clock_for(spec.daylight))
     if spec.target == "necromancer":  # between waves: it can be hit (for the last time)
         board.player_fields["boss_timesteps_to_spawn_this_round"] = np.int32(0)
         if env.task.achievement == "defeat_necromancer":

@@ -96,7 +96,7 @@ def _remembered(req: Requirement, lay: dict[str, Any], radius: int) -> dict[str,
     return out
 
 
-def _hostile_at(lay: dict[str, Any]) -> tuple[int, int]:
+def hostile_at(lay: dict[str, Any]) -> tuple[int, int]:
     """Three cells from the player on the side away from the first target or station."""
     first = lay.get("target_at") or next(iter(lay["stations"].values()))
     major, perp = axes(first)
@@ -122,7 +122,7 @@ def episode_states(
             own = _own_vital(req, recipes)
             inv |= {v: LOW_VITAL for v in ("food", "drink") if v != own}
         elif kind == "hostile":
-            extra = {"effect": "required", "hostiles": {"zombie": _hostile_at(lay)}}
+            extra = {"effect": "required", "hostiles": {"zombie": hostile_at(lay)}}
         elif kind == "remembered":  # a plant may be left to grow: walking back is one choice
             lay = _remembered(req, lay, radius)
             extra = {"effect": "optional" if req.creature else "required", "memory": "remembered"}
