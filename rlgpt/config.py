@@ -181,7 +181,11 @@ class SandboxParams(_Section):
     )
 
     timeout_s: float = Field(
-        default=20.0, gt=0, description="Wall limit for validating one action (all scenarios)."
+        default=20.0,
+        gt=0,
+        description="Limit for validating one action (all scenarios), "
+        "in CPU (the action's and its env's; a starved run is waited for, up to 10x in wall "
+        "time).",
     )
     reply_timeout_s: float = Field(
         default=2.0,

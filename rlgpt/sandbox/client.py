@@ -182,6 +182,10 @@ class MacroWorker:
         now = self._limits.cpu_ns()
         return None if now is None else (now - (self._cpu_mark or 0)) / 1e9
 
+    def pids(self) -> list[int]:
+        """The worker's processes (its cgroup's; else the one the host started)."""
+        return self._limits.pids() or [self._proc.pid]
+
     def check_idle(self) -> None:
         """Kill the worker if it used CPU since its last reply, when it should be blocked
         reading its next request (a process it left running)."""

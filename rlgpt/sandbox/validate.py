@@ -15,7 +15,9 @@ Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py)
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import time
 
 from rlgpt.config import SandboxParams
@@ -25,6 +27,7 @@ from rlgpt.sandbox.feedback import render_trace, source_line
 from rlgpt.sandbox.gate import GateError, gate
 from rlgpt.sandbox.judge import Rules, Run, judge, outcome, tolerated, verdict
 from rlgpt.sandbox.lint import lint
+from rlgpt.sandbox.patience import WALL_SLACK
 from rlgpt.worlds import DEFAULT_WORLD, get_world
 from rlgpt.worlds.base import World, WorldEnv
 
@@ -32,9 +35,56 @@ log = logging.getLogger(__name__)
 SCENARIO_SEED_BASE = 10_000
 
 
+class Budget:
+    """sandbox.timeout_s for validating one action, in the wall time the machine gave it: the
+    time its worker's processes and this process's threads sat in the run queue (a busy
+    machine, not the action) is not charged, so a correct action is not made too slow by
+    load, while sleeping or blocking still is. The wall clock caps a starved run at
+    WALL_SLACK times the limit (as for one reply: rlgpt/sandbox/patience.py)."""
+
+    def __init__(self, limit_s: float, t0: float) -> None:
+        self.limit_s, self.t0, self.host0 = limit_s, t0, _queued(_threads())
+
+    @property
+    def wall_end(self) -> float:
+        return self.t0 + self.limit_s * WALL_SLACK
+
+    def check(self, worker: MacroWorker) -> None:
+        """Raise a timeout once the charged time, or the wall cap, is spent."""
+        wall = time.monotonic() - self.t0
+        if wall <= self.limit_s:
+            return  # within the limit however it is counted: nothing to read
+        if wall > self.limit_s * WALL_SLACK:
+            raise MacroError("timeout", f"validation ran past {WALL_SLACK:g} times its "
+                             f"{self.limit_s:g} s limit in wall time")  # fmt: skip
+        queued = _queued(_threads()) - self.host0 + _queued(worker.pids())
+        if wall - queued / 1e9 > self.limit_s:
+            raise MacroError("timeout", f"validation took {wall - queued / 1e9:.1f} s, over "
+                             f"the {self.limit_s:g} s allowed (sandbox.timeout_s; time "
+                             "spent waiting for a busy CPU not counted)")  # fmt: skip
+
+
+def _threads() -> list[str]:
+    try:
+        return [f"/proc/self/task/{t}/schedstat" for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return []
+
+
+def _queued(where: list[int] | list[str]) -> int:
+    """Nanoseconds the given processes (pids) or threads (schedstat paths) waited in the run
+    queue; 0 for those that cannot be read."""
+    total = 0
+    for w in where:
+        path = w if isinstance(w, str) else f"/proc/{w}/schedstat"
+        with contextlib.suppress(OSError, ValueError, IndexError), open(path, "rb") as f:
+            total += int(f.read().split()[1])
+    return total
+
+
 def _play(
     worker: MacroWorker, world: World, env: WorldEnv, action: CodedAction, spec: Scenario,
-    ach: str | None, deadline: float, end_steps: int,
+    ach: str | None, budget: Budget, end_steps: int,
 ) -> Run:  # fmt: skip
     """Run the action from the arranged state until it returns, its steps are spent, or what
     it does next cannot change its verdict."""
@@ -46,8 +96,7 @@ def _play(
     try:
         prim = worker.start(action.name, env.view_state(info, True))
         while prim is not None and len(run.taken) < spec.max_steps:
-            if time.monotonic() > deadline:
-                raise MacroError("timeout", "validation ran past its wall limit")
+            budget.check(worker)
             if run.seen_enough(end_steps):
                 break
             hazard = env.unsafe_move(prim)
@@ -145,11 +194,12 @@ def _validate(
     )  # fmt: skip
     required = sandbox.required_effects(sandbox.scenarios)
     expected = _expected(world, ach, action.step_budget, required, sandbox.scenarios)
+    budget = Budget(sandbox.timeout_s, t0)
     try:
         worker = MacroWorker(
             [action], world.skills(), timeout_s=min(sandbox.reply_timeout_s, sandbox.timeout_s),
             isolation=sandbox.isolation, cpu_s=int(sandbox.timeout_s) + 5,
-            deadline=t0 + sandbox.timeout_s, gate=gate_code, step_cpu_ms=sandbox.step_cpu_ms,
+            deadline=budget.wall_end, gate=gate_code, step_cpu_ms=sandbox.step_cpu_ms,
             run_memory_mib=sandbox.run_memory_mib,
         )  # fmt: skip
     except MacroError as exc:
@@ -166,8 +216,7 @@ def _validate(
         own = action.name if ach and action.name in world.primitives() else None
         outcomes = []
         for spec in specs:
-            run = _play(worker, world, env, action, spec, ach, t0 + sandbox.timeout_s,
-                        sandbox.end_steps)  # fmt: skip
+            run = _play(worker, world, env, action, spec, ach, budget, sandbox.end_steps)
             outcomes.append(outcome(run, *judge(run, ach, own, rules)))
             if not outcomes[-1].ok and not tolerated(outcomes[-1]):
                 break  # it fails the action: no need to look further

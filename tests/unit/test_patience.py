@@ -5,6 +5,7 @@ worker's cgroup, as a container's quota gives."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 from rlgpt.errors import MacroError
 from rlgpt.sandbox.limits import mode
 from rlgpt.sandbox.patience import WALL_SLACK, Patience, schedstat
+from tests.conftest import REPO
 
 measured = pytest.mark.skipif(
     mode() == "rlimit" or not schedstat([os.getpid()]),
@@ -117,3 +119,26 @@ def test_a_sleeping_worker_is_killed_soon_after_its_limit(make_worker, coded_act
         worker.start("nap", state)
     assert info.value.kind == "timeout" and "asleep or blocked" in info.value.message
     assert time.monotonic() - t0 < 1.0 + 2 * 0.25 + 1.5
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity")
+def test_a_correct_action_validated_on_a_busy_cpu_is_not_too_slow():
+    """Four busy loops share one CPU with the validation (host and worker, pinned there): it
+    takes more wall time than `sandbox.timeout_s`, but the time it sat in the run queue is
+    the machine's, not the action's (rlgpt/sandbox/validate.py, Budget)."""
+    cpu = {min(os.sched_getaffinity(0))}
+    pin = lambda: os.sched_setaffinity(0, cpu)  # noqa: E731
+    spin = [subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin)
+            for _ in range(4)]  # fmt: skip
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(REPO / "tests/support/validate_once.py"), "3"], preexec_fn=pin,
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        for p in spin:
+            p.kill()
+            p.wait()
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["wall"] > 3.0, "the busy CPU slowed it past its limit (else nothing is shown)"
+    assert out["ok"], out["message"]

@@ -1,0 +1,20 @@
+"""Validate the offline author's collect_wood once with `sandbox.timeout_s` from argv; print
+the verdict and the wall time as one JSON line (a child the tests pin to a busy CPU)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from rlgpt.config import SandboxParams
+from rlgpt.sandbox.validate import validate_action
+from rlgpt.worlds.crafter.author import write_action
+
+if __name__ == "__main__":
+    t0 = time.monotonic()
+    verdict = validate_action(
+        write_action("collect_wood", 80), sandbox=SandboxParams(timeout_s=float(sys.argv[1]))
+    )
+    print(json.dumps({"ok": verdict.ok, "message": verdict.message,
+                      "wall": time.monotonic() - t0}))  # fmt: skip
