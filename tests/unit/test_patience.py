@@ -125,14 +125,14 @@ def test_a_sleeping_worker_is_killed_soon_after_its_limit(make_worker, coded_act
 def test_a_correct_action_validated_on_a_busy_cpu_is_not_too_slow():
     """Four busy loops share one CPU with the validation (host and worker, pinned there): it
     takes more wall time than `sandbox.timeout_s`, but the time it sat in the run queue is
-    the machine's, not the action's (rlgpt/sandbox/validate.py, Budget)."""
-    cpu = {min(os.sched_getaffinity(0))}
-    pin = lambda: os.sched_setaffinity(0, cpu)  # noqa: E731
-    spin = [subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin)
-            for _ in range(4)]  # fmt: skip
+    the machine's, not the action's (rlgpt/sandbox/validate.py, Budget). Each child pins
+    itself (no fork-time hook in this process, which may hold JAX's threads)."""
+    cpu = min(os.sched_getaffinity(0))
+    loop = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+    spin = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(4)]
     try:
         proc = subprocess.run(
-            [sys.executable, str(REPO / "tests/support/validate_once.py"), "3"], preexec_fn=pin,
+            [sys.executable, str(REPO / "tests/support/validate_once.py"), "3", str(cpu)],
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
     finally:
