@@ -275,10 +275,10 @@ def test_plans_reach_across_floors():
     assert "make_iron_pickaxe" in diamond and "enter_dungeon" not in diamond
 
 
-def test_a_survival_skill_stops_at_progress_and_never_answers_true_without_a_step():
-    from rlgpt.worlds.craftax.skills.navigate import until_progress
+def test_a_survival_skill_stops_at_a_kill_and_never_answers_true_without_a_step():
+    from rlgpt.worlds.craftax.skills.navigate import until_defeat
 
-    class Seen:  # what until_progress reads of a view: the achievement counters
+    class Seen:  # what until_defeat reads of a view: the achievement counters
         achievements = {"defeat_zombie": 0, "collect_drink": 0}
 
     view = Seen()
@@ -287,7 +287,7 @@ def test_a_survival_skill_stops_at_progress_and_never_answers_true_without_a_ste
         return True
         yield "noop"  # noqa: B901 - makes it a generator
 
-    gen = until_progress(view, idle())
+    gen = until_defeat(view, idle())
     with pytest.raises(StopIteration) as done:
         next(gen)
     assert done.value.value is False
@@ -300,11 +300,11 @@ def test_a_survival_skill_stops_at_progress_and_never_answers_true_without_a_ste
         finally:
             closed.append(True)
 
-    taken, gen = [], until_progress(view, fights())
+    taken, gen = [], until_defeat(view, fights())
     try:
         while True:
             taken.append(next(gen))
-            view.achievements["collect_drink"] += 1  # upkeep: goes on
+            view.achievements["collect_drink"] += 1  # no defeat: goes on
             if len(taken) == 2:  # the runtime steps the game: the second blow kills
                 view.achievements["defeat_zombie"] += 1
     except StopIteration as stop:

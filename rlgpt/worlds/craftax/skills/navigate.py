@@ -118,22 +118,12 @@ def guard(view: ObsView) -> Action:
     return fought
 
 
-# what keep_alive itself raises in bulk (drinking and eating to full, waking, walling in)
-UPKEEP = ("collect_drink", "eat_cow", "eat_snail", "eat_bat", "wake_up", "place_stone")
-
-
-def progress(view: ObsView) -> int:
-    """How often any achievement but upkeep (UPKEEP) was reached this episode."""
-    return sum(n for name, n in view.achievements.items() if name not in UPKEEP)
-
-
-def until_progress(view: ObsView, action: Action) -> Action:
-    """Drive `action` (a skill's generator) and stop it right after an achievement other than
-    upkeep rises (a monster defeated, wood from a tree mined on the way): it may be what the
-    caller is after, and it looks again. Returns True when it stopped so; else what `action`
-    returned, but False when it took no step (so a loop that goes round while a skill
-    answers True cannot spin without acting)."""
-    start, stepped = progress(view), False
+def until_defeat(view: ObsView, action: Action) -> Action:
+    """Drive `action` (a skill's generator) and stop it right after the player defeats a
+    monster: the kill may be what the caller is after, and it looks again. Returns True when
+    it stopped so; else what `action` returned, but False when it took no step (so a loop
+    that goes round while a skill answers True cannot spin without acting)."""
+    start, stepped = defeats(view), False
     while True:
         try:
             step = next(action)
@@ -141,7 +131,7 @@ def until_progress(view: ObsView, action: Action) -> Action:
             return done.value if stepped else False
         yield step
         stepped = True
-        if progress(view) > start:
+        if defeats(view) > start:
             action.close()
             return True
 

@@ -16,7 +16,7 @@ from .navigate import (
     hostiles,
     route,
     stand_on,
-    until_progress,
+    until_defeat,
 )  # fmt: skip
 from .view import MOVES, WALKABLE, ObsView
 
@@ -201,12 +201,11 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
     food < 6 (searching for one when food < 4 on the overworld); on the overworld at dusk,
     drink up, wall in and sleep until it is light; anywhere, sleep walled in when energy
     < 3; below the overworld, hurt, rest upstairs. Returns True if it did any of these; it
-    returns right after a fight beside the player and right after any achievement but its
-    own upkeep rises on the way (a kill, wood from a tree mined through: it may be what the
-    caller is after, and it looks again). A generator:
+    returns right after a fight beside the player and right after any monster is defeated
+    on the way (the kill may be what the caller is after: it looks again). A generator:
     `yield from keep_alive(view)` at the start of a long action. It returns True only when
     it took a step: a loop that goes round on its answer cannot spin without one."""
-    return (yield from until_progress(view, _keep_alive(view, dig)))
+    return (yield from until_defeat(view, _keep_alive(view, dig)))
 
 
 def _keep_alive(view: ObsView, dig: tuple[str, ...] | None) -> Action:
