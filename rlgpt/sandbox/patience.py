@@ -22,6 +22,7 @@ first expiry.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 
 WALL_SLACK = 10.0  # a starved worker may take this many times its limit, in wall time
@@ -29,15 +30,32 @@ RUNNABLE_SHARE = 0.05  # under this share of an interval running or queued: asle
 CPU_TOLERANCE_S = 0.02
 
 
+def _stat(path: str) -> tuple[int, int] | None:
+    """(ns running, ns queued for a CPU) from a schedstat file; None where unreadable."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        with open(path, "rb") as f:
+            fields = f.read().split()
+        return int(fields[0]), int(fields[1])
+    return None
+
+
 def schedstat(pids: list[int]) -> dict[int, int]:
     """Nanoseconds each process has spent running or queued for a CPU, by pid (those readable)."""
-    out: dict[int, int] = {}
-    for pid in pids:
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{pid}/schedstat", "rb") as f:
-                fields = f.read().split()
-            out[pid] = int(fields[0]) + int(fields[1])
-    return out
+    stats = {pid: _stat(f"/proc/{pid}/schedstat") for pid in pids}
+    return {pid: st[0] + st[1] for pid, st in stats.items() if st is not None}
+
+
+def queued_ns(pids: list[int] | None = None) -> int:
+    """Nanoseconds the given processes (None: this process's threads) waited in the run
+    queue; 0 for those that cannot be read."""
+    if pids is None:
+        try:
+            paths = [f"/proc/self/task/{t}/schedstat" for t in os.listdir("/proc/self/task")]
+        except OSError:
+            paths = []
+    else:
+        paths = [f"/proc/{pid}/schedstat" for pid in pids]
+    return sum(st[1] for st in map(_stat, paths) if st is not None)
 
 
 class Patience:

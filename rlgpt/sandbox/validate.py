@@ -15,9 +15,7 @@ Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py)
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import time
 
 from rlgpt.config import SandboxParams
@@ -27,7 +25,7 @@ from rlgpt.sandbox.feedback import render_trace, source_line
 from rlgpt.sandbox.gate import GateError, gate
 from rlgpt.sandbox.judge import Rules, Run, judge, outcome, tolerated, verdict
 from rlgpt.sandbox.lint import lint
-from rlgpt.sandbox.patience import WALL_SLACK
+from rlgpt.sandbox.patience import WALL_SLACK, queued_ns
 from rlgpt.worlds import DEFAULT_WORLD, get_world
 from rlgpt.worlds.base import World, WorldEnv
 
@@ -43,7 +41,7 @@ class Budget:
     WALL_SLACK times the limit (as for one reply: rlgpt/sandbox/patience.py)."""
 
     def __init__(self, limit_s: float, t0: float) -> None:
-        self.limit_s, self.t0, self.host0 = limit_s, t0, _queued(_threads())
+        self.limit_s, self.t0, self.host0 = limit_s, t0, queued_ns()
 
     @property
     def wall_end(self) -> float:
@@ -57,29 +55,11 @@ class Budget:
         if wall > self.limit_s * WALL_SLACK:
             raise MacroError("timeout", f"validation ran past {WALL_SLACK:g} times its "
                              f"{self.limit_s:g} s limit in wall time")  # fmt: skip
-        queued = _queued(_threads()) - self.host0 + _queued(worker.pids())
+        queued = queued_ns() - self.host0 + queued_ns(worker.pids())
         if wall - queued / 1e9 > self.limit_s:
             raise MacroError("timeout", f"validation took {wall - queued / 1e9:.1f} s, over "
                              f"the {self.limit_s:g} s allowed (sandbox.timeout_s; time "
                              "spent waiting for a busy CPU not counted)")  # fmt: skip
-
-
-def _threads() -> list[str]:
-    try:
-        return [f"/proc/self/task/{t}/schedstat" for t in os.listdir("/proc/self/task")]
-    except OSError:
-        return []
-
-
-def _queued(where: list[int] | list[str]) -> int:
-    """Nanoseconds the given processes (pids) or threads (schedstat paths) waited in the run
-    queue; 0 for those that cannot be read."""
-    total = 0
-    for w in where:
-        path = w if isinstance(w, str) else f"/proc/{w}/schedstat"
-        with contextlib.suppress(OSError, ValueError, IndexError), open(path, "rb") as f:
-            total += int(f.read().split()[1])
-    return total
 
 
 def _play(
