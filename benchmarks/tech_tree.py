@@ -275,6 +275,9 @@ def main() -> None:
     if unknown:
         known = list(ladder) if learners else "any task of `rlgpt tasks`"
         sys.exit(f"tech_tree: unknown task(s) {unknown} for {args.agents}; choose from {known}")
+    if "oracle" in agents and tasks and game.oracle(game.task(tasks[0])) is None:
+        agents.remove("oracle")  # a row of zeros would read as an oracle that fails
+        print(f"({args.world} has no oracle: its row is left out)", flush=True)
     out = Path(args.out).resolve()
     results: dict[str, dict[str, list[dict[str, Any]]]] = {
         t: {a: [] for a in agents} for t in tasks
