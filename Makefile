@@ -61,7 +61,7 @@ test-slow: dev
 	$(BIN)/python -m pytest -q -m slow
 
 lint: dev
-	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy rlgpt flows tasks
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy --explicit-package-bases rlgpt flows tasks benchmarks
 
 clean:
 	rm -rf runs metrics mlflow.db mlruns .prefect

@@ -55,11 +55,11 @@ class ChatServer:
                 if delay:
                     time.sleep(delay)
                 if status != 200:
-                    payload = {"error": {"message": text, "type": "scripted", "code": status}}
-                    self._send(status, payload)
+                    err: dict[str, object] = {"message": text, "type": "scripted", "code": status}
+                    self._send(status, {"error": err})
                     return
                 words = sum(len(m.get("content") or "") for m in body["messages"]) // 4
-                payload = {
+                payload: dict[str, object] = {
                     "id": f"cmpl-{len(server.requests)}", "object": "chat.completion",
                     "created": int(time.time()), "model": body["model"],
                     "choices": [{"index": 0, "finish_reason": finish,

@@ -36,7 +36,7 @@ def _baseline(samples: int, seed: int) -> dict[str, float]:
         def __init__(self, seed: int) -> None:
             self.env = crafter.Env(seed=seed)
             self.observation_space = gym.spaces.Box(0, 255, (64, 64, 3), np.uint8)
-            self.action_space = gym.spaces.Discrete(17)
+            self.action_space = gym.spaces.Discrete(17)  # type: ignore[assignment]
 
         def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
             return self.env.reset(), {}
@@ -45,7 +45,10 @@ def _baseline(samples: int, seed: int) -> dict[str, float]:
             obs, rew, done, info = self.env.step(int(action))
             return obs, rew, done, False, {}
 
-    venv = DummyVecEnv([lambda i=i: Stock(seed + i) for i in range(4)])
+    def make(i: int) -> Any:
+        return lambda: Stock(seed + i)
+
+    venv = DummyVecEnv([make(i) for i in range(4)])
     model = PPO("CnnPolicy", venv, n_steps=128, batch_size=64, n_epochs=4, seed=seed,
                 device="cpu", verbose=0)  # fmt: skip
     t0 = time.perf_counter()

@@ -91,7 +91,7 @@ def _train(source: str, gate: bool, samples: int, seed: int) -> tuple[float, str
     )  # fmt: skip
     params = TrainParams(n_envs=1, sample_budget=samples, torch_threads=1, checkpoint_every=0)
     pool = envs.MacroPool
-    envs.MacroPool = functools.partial(MacroPool, gate=gate)  # type: ignore[misc]
+    envs.MacroPool = functools.partial(MacroPool, gate=gate)  # type: ignore[misc,assignment]
     try:
         with tempfile.TemporaryDirectory() as out:
             result = train(get_task("collect_wood"), cfg, coded, params, seed, Path(out),

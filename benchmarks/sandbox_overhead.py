@@ -82,7 +82,7 @@ def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
 def _rate(kind: str, params: Params, cfg: RLConfig, coded: list[Any], seed: int) -> float:
     """Samples/s of one training with the coded actions in-process, bubblewrap or degraded."""
     if kind == "in_process":  # the same training, with the pool swapped for the logic alone
-        envs.MacroPool = lambda inserted, *_, **__: InProcess(inserted)  # type: ignore[misc]
+        envs.MacroPool = lambda inserted, *_, **__: InProcess(inserted)  # type: ignore[misc,assignment]
     task = get_task("make_wood_pickaxe")
     with tempfile.TemporaryDirectory() as out:
         isolation = "degraded" if kind == "in_process" else kind  # (in_process: not used)
