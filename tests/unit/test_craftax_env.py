@@ -220,6 +220,24 @@ def test_a_met_scenario_takes_effect_and_an_unmet_one_does_not(env):
     assert env.last_info["floor"] == 1 and env.last_info["achievements"]["enter_dungeon"] == 0
 
 
+def test_a_closed_ladder_state_opens_at_one_kill_with_the_floors_above_cleared(env):
+    spec = next(s for s in _specs("enter_gnomish_mines") if s.state == "closed_ladder")
+    assert spec.floor == "dungeon" and spec.effect == "optional" and spec.max_steps <= 200
+    (fighter, at), = spec.hostiles.items()
+    assert fighter == "orc_soldier" and spec.inventory["stone_sword"] == 1
+    info = WORLD.stage(env, spec)
+    view = _view(env, info)
+    killed = np.asarray(env.state.monsters_killed)
+    assert killed[0] >= F.KILLS_TO_OPEN, "the overworld above: cleared on the way down"
+    assert killed[1] == F.KILLS_TO_OPEN - 1 and not view.cleared, "one kill short"
+    assert view.at(*spec.target_at) == "ladder_down_blocked" and (*at, fighter) in view.mobs()
+    # the met states of a floor below the dungeon: every floor above cleared, its own open
+    deeper = next(s for s in _specs("enter_sewers") if s.name == "met-1")
+    WORLD.stage(env, deeper)
+    killed = np.asarray(env.state.monsters_killed)
+    assert (killed[:3] >= F.KILLS_TO_OPEN).all()
+
+
 # defeat_orc_solider: its kill falls inside keep_alive (resting upstairs when hurt), which
 # must end there; defeat_necromancer wins the game, which ends the episode and is no death
 @pytest.mark.parametrize("ach", ["make_wood_pickaxe", "make_stone_pickaxe", "enter_dungeon",

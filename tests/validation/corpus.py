@@ -1,6 +1,8 @@
 """The mistake corpus: realistic wrong coded actions, each with the class validation must give.
 
-Every file under `mistakes/` starts with four header lines:
+One folder per world: `mistakes/` (Crafter, the default world), `mistakes_craftax/` (full
+Craftax: its floors, ladders, spells, potions and weapons). Every file starts with four header
+lines:
 
     # sub-action: place_table
     # budget: 80
@@ -26,6 +28,7 @@ from rlgpt.sandbox.validate import validate_action
 from rlgpt.worlds import get_world
 
 MISTAKES = Path(__file__).parent / "mistakes"
+FOLDERS = {"crafter": MISTAKES, "craftax": Path(__file__).parent / "mistakes_craftax"}
 HEADER = ("sub-action", "budget", "expect", "mistake")
 GATE_CLASSES = frozenset({"syntax", "gate", "signature"})  # decided before the lint and any run
 SANDBOX = SandboxParams()
@@ -40,6 +43,7 @@ class Mistake:
     budget: int
     expect: frozenset[str]
     mistake: str
+    world: str = "crafter"
 
     @property
     def stem(self) -> str:
@@ -59,7 +63,7 @@ class Mistake:
         """The class the static lint gives (None: the lint lets it through, or it does not
         parse, which the gate reports first)."""
         try:
-            lint(self.source, get_world("crafter").lint_facts())
+            lint(self.source, get_world(self.world).lint_facts())
         except SyntaxError:
             return None
         except GateError as exc:
@@ -74,7 +78,7 @@ class Mistake:
         return "lint" if self.lint_finding() is not None else "runtime"
 
 
-def parse(path: Path) -> Mistake:
+def parse(path: Path, world: str = "crafter") -> Mistake:
     lines = path.read_text().splitlines()
     fields: dict[str, str] = {}
     for key, line in zip(HEADER, lines, strict=False):
@@ -86,23 +90,25 @@ def parse(path: Path) -> Mistake:
         raise ValueError(f"{path.name}: header incomplete")
     return Mistake(
         path=path, sub_action=fields["sub-action"], budget=int(fields["budget"]),
-        expect=frozenset(fields["expect"].split("|")), mistake=fields["mistake"],
+        expect=frozenset(fields["expect"].split("|")), mistake=fields["mistake"], world=world,
     )  # fmt: skip
 
 
-def corpus() -> list[Mistake]:
-    return [parse(p) for p in sorted(MISTAKES.glob("*.py"))]
+def corpus(world: str = "crafter") -> list[Mistake]:
+    return [parse(p, world) for p in sorted(FOLDERS[world].glob("*.py"))]
 
 
 @functools.cache
-def timed_validate(stem: str, lint_code: bool = True) -> tuple[ActionValidation, float]:
+def timed_validate(
+    stem: str, lint_code: bool = True, world: str = "crafter"
+) -> tuple[ActionValidation, float]:  # fmt: skip
     """The verdict on one corpus program and its wall time in seconds (cached: several tests
     look at the same verdict)."""
-    item = parse(MISTAKES / f"{stem}.py")
+    item = parse(FOLDERS[world] / f"{stem}.py", world)
     t0 = time.perf_counter()
-    verdict = validate_action(item.action(), sandbox=SANDBOX, lint_code=lint_code)
+    verdict = validate_action(item.action(), sandbox=SANDBOX, lint_code=lint_code, world=world)
     return verdict, time.perf_counter() - t0
 
 
-def validate(stem: str, lint_code: bool = True) -> ActionValidation:
-    return timed_validate(stem, lint_code)[0]
+def validate(stem: str, lint_code: bool = True, world: str = "crafter") -> ActionValidation:
+    return timed_validate(stem, lint_code, world)[0]

@@ -1,6 +1,6 @@
 """Validate every program of the mistake corpus and print a markdown table of the verdicts.
 
-    .venv/bin/python -m tests.validation.corpus_table [--no-lint]
+    .venv/bin/python -m tests.validation.corpus_table [--no-lint] [--world craftax]
 
 The last line is JSON with counts: programs, matches, classes expected and reported.
 """
@@ -17,6 +17,7 @@ from tests.validation.corpus import corpus, timed_validate
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-lint", action="store_true", help="validate with lint_code=False")
+    parser.add_argument("--world", default="crafter", choices=["crafter", "craftax"])
     args = parser.parse_args(argv)
     lint_code = not args.no_lint
     expected: Counter[str] = Counter()
@@ -26,8 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = 0.0
     print("| program | sub-action | class expected | class reported | seconds |")
     print("|---|---|---|---|---|")
-    for item in corpus():
-        verdict, took = timed_validate(item.stem, lint_code)
+    for item in corpus(args.world):
+        verdict, took = timed_validate(item.stem, lint_code, args.world)
         got = "ok" if verdict.ok else str(verdict.error_kind)
         want = "|".join(sorted(item.expect))
         expected.update(item.expect)
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         "programs": sum(reported.values()),
         "matches": sum(reported.values()) - len(mismatches),
         "mismatches": mismatches,
+        "world": args.world,
         "lint": lint_code,
         "layers": dict(sorted(layers.items())),
         "expected": dict(sorted(expected.items())),

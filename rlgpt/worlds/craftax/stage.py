@@ -104,11 +104,15 @@ class Board:
                       "light_level": np.asarray(daylight_at(step), np.float32)}  # fmt: skip
 
     def set_floor(self, floor: int) -> None:
-        """Put the player on `floor`, where a descent arrives (the floor's ladder up)."""
+        """Put the player on `floor`, where a descent arrives (the floor's ladder up), with
+        every floor above it cleared, as the way down left them (a ladder down opens only at
+        8 kills): a player who goes up to rest finds those floors as it left them."""
         if floor != self.level:
             self.level = floor
             row, col = (int(v) for v in self._up[floor])
             self.player = (col, row)
+        killed = self.a["monsters_killed"]
+        killed[:floor] = np.maximum(killed[:floor], F.KILLS_TO_OPEN)
 
     def remove_mobs(self, keep: Callable[[str, tuple[int, int]], bool]) -> None:
         """Remove every mob and projectile of the floor for which `keep(kind, (x, y))` is
@@ -229,6 +233,8 @@ def stage(env: CraftaxEnv, spec: Scenario) -> dict[str, Any]:
     for name, d in spec.hostiles.items():
         board.clear(at(d), base)
         board.add_mob(name, at(d))
+    if spec.state == "closed_ladder":  # the ladder down opens at the next kill (episode.py)
+        board.a["monsters_killed"][board.level] = F.KILLS_TO_OPEN - 1
     if spec.daylight is not None:
         board.set_clock(clock_for(spec.daylight))
     if spec.target == "necromancer":  # between waves: it can be hit (for the last time)

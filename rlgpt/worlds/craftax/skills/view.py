@@ -239,7 +239,8 @@ class ObsView:
         return self.at(*self._facing)
 
     def standing_on(self) -> str:
-        """The item under the player ('ladder_down', 'ladder_up', 'torch' or 'none')."""
+        """The item under the player: 'ladder_down', 'ladder_down_blocked' (closed until enough
+        of this floor's monsters are killed: view.cleared), 'ladder_up', 'torch' or 'none'."""
         return self.item_at(0, 0)
 
     def cells(self, name: str) -> list[tuple[int, int]]:
