@@ -156,7 +156,7 @@ class MacroWorker:
             except PipeTimeout:
                 if patience is None:
                     patience = Patience(start, limit, self.deadline, self._call_cpu_s,
-                                        self._limits.pids)  # fmt: skip
+                                        self._limits.pids, self._limits.throttled_ns)  # fmt: skip
                 later, why = patience.after(time.monotonic())
                 if later is None:
                     raise self._fail("timeout", why) from None

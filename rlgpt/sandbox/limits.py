@@ -205,6 +205,19 @@ class Limits:
         first = data.split(b"\n", 1)[0].split()  # "usage_usec N"
         return int(first[1]) * 1000 if len(first) == 2 else None
 
+    def throttled_ns(self) -> int | None:
+        """Time the worker's cgroup was held back by its CPU quota so far (cpu.stat's
+        throttled_usec on cgroup v2, throttled_time on v1); None where not measured."""
+        for path in self.dirs:
+            with contextlib.suppress(OSError, ValueError):
+                for line in (path / "cpu.stat").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "throttled_usec":
+                        return int(value) * 1000
+                    if key == "throttled_time":
+                        return int(value)
+        return None
+
     def pids(self) -> list[int]:
         """The worker's processes, as the host sees them (empty without a cgroup)."""
         for path in self.dirs[:1]:

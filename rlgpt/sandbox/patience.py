@@ -11,8 +11,10 @@ is late, the host looks at what the worker did before it gives up:
   watches the worker's processes for a short interval at a time: if none of them ran or
   waited in the run queue for even RUNNABLE_SHARE of it, the worker is asleep or blocked (a
   drip, a stalled pipe) and will not answer: killed; otherwise it is working, or starved by
-  other processes or by a CPU quota (a container's: time throttled by a quota shows as neither,
-  so the share is small): the wait goes on, up to WALL_SLACK times the limit in all;
+  other processes or by a CPU quota (time throttled by a quota shows as neither, so the time
+  the worker's own cgroup was throttled counts as waiting: a quota can hold a worker back
+  for longer than a look after it overran; an ancestor's quota, a container's, is not
+  read): the wait goes on, up to WALL_SLACK times the limit in all;
 - where neither is measured, the first expiry kills it, as before.
 
 Nothing here runs on the path of a reply that comes in time: the first look is taken at the
@@ -70,16 +72,17 @@ class Patience:
     def __init__(
         self, start: float, limit: float, hard_end: float | None,
         cpu_s: Callable[[], float | None], pids: Callable[[], list[int]],
+        throttled_ns: Callable[[], int | None] = lambda: None,
     ) -> None:  # fmt: skip
         self.start, self.limit = start, limit
         self.cap = start + limit * WALL_SLACK
         if hard_end is not None:
             self.cap = min(self.cap, hard_end)
         self.hard_end = hard_end
-        self._cpu_s, self._pids = cpu_s, pids
+        self._cpu_s, self._pids, self._throttled_ns = cpu_s, pids, throttled_ns
         self.interval = max(0.25, limit / 4)
         self._seen: dict[int, int] | None = None
-        self._seen_at = start
+        self._seen_at, self._throttled_at = start, 0
 
     def first_end(self) -> float:
         end = self.start + self.limit
@@ -95,7 +98,7 @@ class Patience:
                           "reply may take (a loop that never yields?) (killed)")  # fmt: skip
         if now >= self.cap:
             return None, f"no complete answer within {waited:.1f}s (killed)"
-        stats = schedstat(self._pids())
+        stats, throttled = schedstat(self._pids()), self._throttled_ns() or 0
         if not stats and (cpu is None or self._seen is not None):  # the wall clock is all
             return None, f"no complete answer within {waited:.1f}s (killed)"  # (one more look)
         # judged over a whole look only: a CPU quota can throttle a busy worker for most of a
@@ -103,11 +106,11 @@ class Patience:
         span_ns = (now - self._seen_at) * 1e9
         if self._seen and stats and span_ns >= self.interval * 1e9:
             busiest = max(v - self._seen.get(pid, 0) for pid, v in stats.items())
-            if busiest < RUNNABLE_SHARE * span_ns:
+            if busiest + (throttled - self._throttled_at) < RUNNABLE_SHARE * span_ns:
                 return None, (f"no complete answer within {waited:.1f}s, and it was not "
                               "running or waiting to run (asleep or blocked) (killed)")  # fmt: skip
         if self._seen is None or span_ns >= self.interval * 1e9:
-            self._seen, self._seen_at = stats, now
+            self._seen, self._seen_at, self._throttled_at = stats, now, throttled
         step = self.interval
         if cpu is not None:
             step = min(step, max(self.limit - cpu, CPU_TOLERANCE_S))

@@ -63,6 +63,28 @@ def test_a_worker_that_neither_runs_nor_waits_to_run_is_asleep_and_killed():
         sleeper.wait()
 
 
+def test_a_worker_held_back_by_its_quota_is_not_taken_for_asleep():
+    """Throttled time shows neither as running nor as waiting: a worker whose cgroup was
+    throttled through a whole look (a quota overrun can hold it back for several periods)
+    is waited for; the same look without the throttling kills it."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.3)
+        for throttled, killed in ((True, False), (False, True)):
+            held = [0]
+            start = time.monotonic()
+            patience = Patience(start, 0.2, None, lambda: 0.0, lambda: [sleeper.pid],
+                                lambda held=held: held[0])  # fmt: skip
+            end, _ = patience.after(start)
+            time.sleep(patience.interval + 0.05)
+            held[0] += int((patience.interval + 0.05) * 1e9) if throttled else 0
+            end, why = patience.after(time.monotonic())
+            assert (end is None) == killed, why
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
 @pytest.fixture
 def state(local_state):
     return local_state({})
@@ -92,6 +114,7 @@ def test_a_correct_action_starved_of_cpu_gets_its_answer_in(make_worker, coded_a
     elapsed = time.monotonic() - t0
     assert elapsed > 1.0, f"not starved ({elapsed:.2f}s): the test proves nothing"
     assert worker.cpu_ns / 1e9 < 1.0 and worker.alive
+    assert (worker._limits.throttled_ns() or 0) > 0, "the quota's hold is read"
 
 
 @measured
