@@ -182,7 +182,8 @@ class Scenario(Message):
     missing: str = Field(default="", description="What is withheld (unmet scenarios).")
     state: str = Field(
         default="", description="Which state of a later episode it is ('' for the plain layout): "
-        "dusk, night, low_vitals, hostile, hazard, remembered, unseen, closed_ladder (Craftax).",
+        "the world's name for it (Crafter's: dusk, night, low_vitals, hostile, hazard, remembered "
+        "or unseen).",
     )  # fmt: skip
     effect: Literal["share", "required", "optional"] = Field(
         default="share", description="Where the precondition holds: the effect counts toward "

@@ -223,7 +223,7 @@ def test_a_met_scenario_takes_effect_and_an_unmet_one_does_not(env):
 def test_a_closed_ladder_state_opens_at_one_kill_with_the_floors_above_cleared(env):
     spec = next(s for s in _specs("enter_gnomish_mines") if s.state == "closed_ladder")
     assert spec.floor == "dungeon" and spec.effect == "optional" and spec.max_steps <= 200
-    (fighter, at), = spec.hostiles.items()
+    ((fighter, at),) = spec.hostiles.items()
     assert fighter == "orc_soldier" and spec.inventory["stone_sword"] == 1
     info = WORLD.stage(env, spec)
     view = _view(env, info)

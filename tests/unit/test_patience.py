@@ -75,7 +75,7 @@ def test_a_worker_held_back_by_its_quota_is_not_taken_for_asleep():
             start = time.monotonic()
             patience = Patience(start, 0.2, None, lambda: 0.0, lambda: [sleeper.pid],
                                 lambda held=held: held[0])  # fmt: skip
-            end, _ = patience.after(start)
+            patience.after(start)  # the first look only starts watching
             time.sleep(patience.interval + 0.05)
             held[0] += int((patience.interval + 0.05) * 1e9) if throttled else 0
             end, why = patience.after(time.monotonic())

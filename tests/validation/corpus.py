@@ -112,3 +112,27 @@ def timed_validate(
 
 def validate(stem: str, lint_code: bool = True, world: str = "crafter") -> ActionValidation:
     return timed_validate(stem, lint_code, world)[0]
+
+
+STATIC_LINT = ("invalid_action", "api_misuse")
+
+
+def show(item: Mistake, verdict: ActionValidation) -> str:
+    return f"{item.stem} ({item.mistake}): {verdict.feedback() or 'accepted'}"
+
+
+def assert_rejected_with_its_class(item: Mistake, verdict: ActionValidation) -> None:
+    """The verdict rejects the program with its header's class and a message; the header's
+    layer (gate, lint, runtime) agrees with where the verdict came from; what ran comes back
+    with a trace (the map and the inventory at the end)."""
+    assert not verdict.ok, show(item, verdict)
+    assert verdict.error_kind in item.expect, show(item, verdict)
+    assert verdict.message.strip(), show(item, verdict)
+    static = verdict.error_kind in GATE_CLASSES or (
+        verdict.error_kind in STATIC_LINT and not verdict.scenarios
+    )
+    assert static == (item.layer != "runtime"), show(item, verdict)
+    if not static:
+        assert verdict.scenarios, show(item, verdict)
+        assert "local map at the end" in verdict.trace, show(item, verdict)
+        assert "inventory:" in verdict.trace, show(item, verdict)

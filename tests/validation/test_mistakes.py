@@ -16,35 +16,25 @@ from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.planner import plan_steps
 from rlgpt.worlds.crafter.preconditions import requirement
 from rlgpt.worlds.crafter.tasks import registry
-from tests.validation.corpus import GATE_CLASSES, Mistake, corpus, validate
+from tests.validation.corpus import (
+    STATIC_LINT,
+    Mistake,
+    assert_rejected_with_its_class,
+    corpus,
+    validate,
+)
+from tests.validation.corpus import show as _show
 
 ITEMS = corpus()
-STATIC_LINT = ("invalid_action", "api_misuse")
 NON_PLANNABLE = (
     "collect_drink", "collect_sapling", "eat_cow", "eat_plant", "defeat_zombie",
     "defeat_skeleton", "wake_up", "place_plant",
 )  # fmt: skip
 
 
-def _show(item: Mistake, verdict: typing.Any) -> str:
-    return f"{item.stem} ({item.mistake}): {verdict.feedback() or 'accepted'}"
-
-
 @pytest.mark.parametrize("item", ITEMS, ids=[m.stem for m in ITEMS])
 def test_mistake_is_rejected_with_its_class(item: Mistake):
-    verdict = validate(item.stem)
-    assert not verdict.ok, _show(item, verdict)
-    assert verdict.error_kind in item.expect, _show(item, verdict)
-    assert verdict.message.strip(), _show(item, verdict)
-    static = verdict.error_kind in GATE_CLASSES or (
-        verdict.error_kind in STATIC_LINT and not verdict.scenarios
-    )
-    # the header's layer (gate, lint, runtime) agrees with where the verdict came from
-    assert static == (item.layer != "runtime"), _show(item, verdict)
-    if not static:
-        assert verdict.scenarios, _show(item, verdict)
-        assert "local map at the end" in verdict.trace, _show(item, verdict)
-        assert "inventory:" in verdict.trace, _show(item, verdict)
+    assert_rejected_with_its_class(item, validate(item.stem))
 
 
 def test_corpus_is_large_and_varied():

@@ -12,35 +12,20 @@ import typing
 import pytest
 
 from rlgpt.messages import ErrorKind
-from tests.validation.corpus import GATE_CLASSES, Mistake, corpus, validate
+from tests.validation.corpus import Mistake, assert_rejected_with_its_class, corpus, show, validate
 
 pytest.importorskip("craftax")
 
 ITEMS = corpus("craftax")
-STATIC_LINT = ("invalid_action", "api_misuse")
-
-
-def _show(item: Mistake, verdict: typing.Any) -> str:
-    return f"{item.stem} ({item.mistake}): {verdict.feedback() or 'accepted'}"
 
 
 @pytest.mark.parametrize("item", ITEMS, ids=[m.stem for m in ITEMS])
 def test_craftax_mistake_is_rejected_with_its_class(item: Mistake):
     verdict = validate(item.stem, world="craftax")
-    assert not verdict.ok, _show(item, verdict)
-    assert verdict.error_kind in item.expect, _show(item, verdict)
-    assert verdict.message.strip(), _show(item, verdict)
-    static = verdict.error_kind in GATE_CLASSES or (
-        verdict.error_kind in STATIC_LINT and not verdict.scenarios
-    )
-    assert static == (item.layer != "runtime"), _show(item, verdict)
-    if not static:  # what ran comes back with its state: the map, the inventory, the floor
-        assert verdict.scenarios, _show(item, verdict)
-        assert "local map at the end" in verdict.trace, _show(item, verdict)
-        assert "inventory:" in verdict.trace, _show(item, verdict)
-        failed = next(s for s in verdict.scenarios if not s.ok)
-        if failed.spec is not None and failed.spec.floor:  # below the overworld: which floor
-            assert f"on the {failed.spec.floor} floor" in verdict.trace, _show(item, verdict)
+    assert_rejected_with_its_class(item, verdict)
+    failed = next((s for s in verdict.scenarios if not s.ok), None)
+    if failed is not None and failed.spec is not None and failed.spec.floor:
+        assert f"on the {failed.spec.floor} floor" in verdict.trace, show(item, verdict)
 
 
 def test_craftax_corpus_is_varied_and_names_craftax_achievements():
@@ -63,5 +48,5 @@ LINT_ONLY = [m for m in ITEMS if m.layer == "lint"]
 @pytest.mark.parametrize("item", LINT_ONLY, ids=[m.stem for m in LINT_ONLY])
 def test_craftax_lint_findings_are_rejected_by_the_runtime_layer_too(item: Mistake):
     runtime = validate(item.stem, lint_code=False, world="craftax")
-    assert not runtime.ok and runtime.scenarios, _show(item, runtime)
+    assert not runtime.ok and runtime.scenarios, show(item, runtime)
     assert runtime.message.strip() and "local map at the end" in runtime.trace

@@ -86,7 +86,8 @@ def episode_states(
         elif kind == "closed_ladder":  # one kill short of an open ladder, the floor's fighter near
             melee = F.floor_mobs()[req.floor]["melee"]
             extra["hostiles"] = {melee: hostile_at(lay)}
-            inv |= {"stone_sword": max(1, inv.get("stone_sword", 0))}
+            if not any(k.endswith("_sword") for k in inv):  # a blade to make the kill with
+                inv["stone_sword"] = 1
             steps = min(budget, CLOSED_STEPS)
         out.append(Scenario(
             name=kind, seed=seed_base + SEED_OFFSET + k, precondition="met", inventory=inv,
