@@ -142,9 +142,8 @@ class OfflineAuthor:
             if rate < threshold and sub.mode == "rl":
                 blocking[sub.name] = f"learned and {seen}: code it."
             elif rate < threshold and prev > 0 and rate < 0.95 * prev:
-                loops = report.macro_dead_loops.get(sub.name, 0)
-                blocking[sub.name] = f"coded and {seen}; ran out of steps {loops}x: search longer."
-                fast[sub.name] = f"ran out of steps {loops}x; search longer"
+                fast[sub.name] = _coded_cause(report, sub.name)
+                blocking[sub.name] = f"coded and {seen}; {fast[sub.name]}."
             prev = rate
         if not blocking:  # every sub-goal is reached, the task is not: revise the worst
             blocking[worst.name] = f"most episodes stop here (drop {drop:.0%})."
@@ -164,3 +163,16 @@ class OfflineAuthor:
             else "",
             reasoning=why,
         ).model_dump()
+
+
+def _coded_cause(report: EvalReport, name: str) -> str:
+    """Why a coded sub-action loses episodes, from what the evaluation saw: episodes that ended
+    in death while none of its calls ran out of steps need the player kept alive on the way;
+    otherwise it searches longer (the one revision the offline author makes: a doubled step
+    budget)."""
+    loops = report.macro_dead_loops.get(name, 0)
+    deaths = report.ends.get("death", 0.0)
+    if loops or not deaths:
+        return f"ran out of steps {loops}x; search longer"
+    return (f"ran out of steps 0x, but {deaths:.0%} of episodes end in death: keep the player "
+            "alive on the way (fight back armed, eat, drink, shelter at night)")  # fmt: skip

@@ -320,3 +320,19 @@ def test_a_second_tool_or_a_second_station_close_by_is_refused_and_charged():
         assert reward == pytest.approx(-0.3)
     finally:
         worker.close()
+
+
+def test_critic_names_deaths_not_the_step_budget_when_episodes_die(llm, tmp_path, first):
+    rates = {"collect_wood": 1.0, "place_table": 1.0, "make_wood_pickaxe": 0.4}
+    critic = CriticAgent(llm, tmp_path / "critic")
+    died = evaluation(rates).model_copy(update={"ends": {"death": 0.5, "time_limit": 0.1}})
+    c = critic.critique(TASK, first, VALID, died, 0.9)
+    said = c.fast_feedback["make_wood_pickaxe"]
+    assert "50% of episodes end in death" in said and "alive" in said
+    assert "search longer" not in said
+    # calls that ran out of steps are still told to search longer, deaths or not
+    looped = evaluation(rates, loops={"make_wood_pickaxe": 3})
+    looped = looped.model_copy(update={"ends": died.ends})
+    c = critic.critique(TASK, first, VALID, looped, 0.9)
+    assert "3x" in c.fast_feedback["make_wood_pickaxe"]
+    assert "search longer" in c.fast_feedback["make_wood_pickaxe"]
