@@ -3,6 +3,7 @@ plant and the player in, and that the plant ripens there and is eaten."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from crafter import objects
 
 from rlgpt.worlds.crafter.recipes import actions
+from rlgpt.worlds.crafter.skills import pen
 from rlgpt.worlds.crafter.skills.farm import _gather, grow_plant, sow
 from rlgpt.worlds.crafter.skills.pen import OPEN, pen_cells, pen_site, site_cost, wall_order
 from tests.support.world import drive, grass_plain, view_of
@@ -80,6 +82,52 @@ def test_no_site_is_chosen_whose_walls_no_order_can_place(env):
     walls = [w for w in pen_cells(*site)[1] if view.remembered_at(*w) in OPEN]
     assert site_cost(view, *site) == 7 and wall_order(view, walls) is None
     assert pen_site(view) is None
+
+
+class _Ground:
+    """The map wall_order reads: grass, with `closed` cells (relative) of tree."""
+
+    def __init__(self, closed: set[tuple[int, int]]) -> None:
+        self.closed = closed
+
+    def remembered_at(self, dx: int, dy: int) -> str:
+        return "tree" if (dx, dy) in self.closed else "grass"
+
+
+def _works(view, order) -> bool:
+    return all(pen.placeable(view, x, set(order[:i])) for i, x in enumerate(order))
+
+
+def test_wall_order_finds_an_order_exactly_when_one_exists_and_its_work_is_bounded(monkeypatch):
+    """Against every permutation, on random layouts: an order is returned exactly when one
+    exists, and it works. With no order (every pen site of a crowded memory), the answer
+    takes at most n^2 checks: the search that decided it took 2^n and, on Craftax-Classic,
+    over 2 s of a worker's CPU in one reply, which killed the call."""
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        todo = list({(int(a), int(b)) for a, b in rng.integers(-3, 4, size=(6, 2))} - {(0, 0)})
+        closed = {
+            (int(a), int(b)) for a, b in rng.integers(-5, 6, size=(int(rng.integers(4, 30)), 2))
+        }
+        view = _Ground(closed - set(todo))
+        exists = any(_works(view, list(p)) for p in itertools.permutations(todo))
+        order = wall_order(view, todo)
+        assert (order is not None) == exists, trial
+        if order is not None:
+            assert sorted(order) == sorted(todo) and _works(view, order), trial
+    calls = [0]
+    real = pen.placeable
+
+    def counted(*args):
+        calls[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(pen, "placeable", counted)
+    # a 5x5 block of walls inside a ring of trees: the last wall would stand among walls
+    block = [(x, y) for x in range(-2, 3) for y in range(-2, 3)]
+    ring = {(x, y) for x in range(-3, 4) for y in range(-3, 4) if max(abs(x), abs(y)) == 3}
+    assert wall_order(_Ground(ring), block) is None
+    assert calls[0] <= len(block) ** 2
 
 
 def test_grow_plant_walls_a_pen_plants_and_eats_the_plant_ripe(env):

@@ -133,17 +133,23 @@ def wall_order(
     """The walls `todo` (relative cells) in an order in which each can still be placed after
     the ones before it stand (`placeable`): by `rank` where given (lowest first), then
     nearest first; None when no order works (a wall would have to be placed from a cell
-    walled before it)."""
+    walled before it). Bounded work: at most n^2 checks decide whether any order exists, and
+    the preferred order is searched within a budget (else the order found backwards)."""
     key = {x: ((rank or {}).get(x, 0), abs(x[0]) + abs(x[1])) for x in todo}
+    backwards = _last_first(view, todo, key)
+    if backwards is None:
+        return None  # no order works: decided without the search, whose failure is 2^n
     dead: set[frozenset[Cell]] = set()
+    budget = [_SEARCH_CHECKS]
 
     def search(left: frozenset[Cell]) -> list[Cell] | None:
         if not left:
             return []
-        if left in dead:
+        if left in dead or budget[0] <= 0:
             return None
         blocked = set(todo) - left
         for x in sorted(left, key=key.__getitem__):
+            budget[0] -= 1
             if placeable(view, x, blocked):
                 rest = search(left - {x})
                 if rest is not None:
@@ -151,4 +157,25 @@ def wall_order(
         dead.add(left)
         return None
 
-    return search(frozenset(todo))
+    return search(frozenset(todo)) or backwards
+
+
+_SEARCH_CHECKS = 400  # placeable() checks the preferred order may take (a pen has ~8 walls)
+
+
+def _last_first(
+    view: ObsView, todo: list[Cell], key: dict[Cell, tuple[int, int]]
+) -> list[Cell] | None:
+    """An order for `todo` built from its end: the last wall is one placeable with all the
+    others standing, and so on. Fewer walls standing never makes a wall unplaceable, so this
+    finds an order whenever one exists (None otherwise); among the walls that may go last,
+    the least preferred goes last."""
+    left, tail = set(todo), []
+    while left:
+        fits = [x for x in left if placeable(view, x, left - {x})]
+        if not fits:
+            return None
+        x = max(fits, key=key.__getitem__)
+        tail.append(x)
+        left.remove(x)
+    return tail[::-1]
