@@ -174,5 +174,4 @@ def _coded_cause(report: EvalReport, name: str) -> str:
     deaths = report.ends.get("death", 0.0)
     if loops or not deaths:
         return f"ran out of steps {loops}x; search longer"
-    return (f"ran out of steps 0x, but {deaths:.0%} of episodes end in death: keep the player "
-            "alive on the way (fight back armed, eat, drink, shelter at night)")  # fmt: skip
+    return f"ran out of steps 0x, but {deaths:.0%} of episodes end in death: keep the player alive"

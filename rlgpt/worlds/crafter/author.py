@@ -9,6 +9,7 @@ from typing import Any
 from rlgpt.messages import CodedAction, Decomposition, SubAction, TaskSpec
 from rlgpt.worlds.crafter.library import library_hash, template
 from rlgpt.worlds.crafter.planner import (
+    ARMED_FIGHTS,
     climb_steps,
     effect_of,
     is_long,
@@ -124,6 +125,8 @@ def decompose(
             " not explore this far), swords come first, and coded survival actions"
             " keep the player fed and rested."
         )
+    elif target in ARMED_FIGHTS:
+        why += f" '{target}' is a fight with a foe that fights back: swords come first."
     elif long:
         why += (
             f" '{target}' waits out a night (a sapling ripens in ~300 steps):"

@@ -127,6 +127,9 @@ def placeable(view: ObsView, x: Cell, blocked: set[Cell]) -> bool:
     return False
 
 
+_SEARCH_CHECKS = 400  # placeable() checks the preferred order may take (a pen has ~8 walls)
+
+
 def wall_order(
     view: ObsView, todo: list[Cell], rank: dict[Cell, int] | None = None
 ) -> list[Cell] | None:  # fmt: skip
@@ -158,9 +161,6 @@ def wall_order(
         return None
 
     return search(frozenset(todo)) or backwards
-
-
-_SEARCH_CHECKS = 400  # placeable() checks the preferred order may take (a pen has ~8 walls)
 
 
 def _last_first(
