@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from crafter import objects
 
-from rlgpt.worlds.crafter.recipes import actions
+from rlgpt.worlds.crafter.recipes import achievements, actions, game_data, semantic_names
 from rlgpt.worlds.crafter.skills import pen
 from rlgpt.worlds.crafter.skills.farm import _gather, grow_plant, sow
 from rlgpt.worlds.crafter.skills.pen import OPEN, pen_cells, pen_site, site_cost, wall_order
+from rlgpt.worlds.crafter.skills.view import ObsView
 from tests.support.world import drive, grass_plain, view_of
 
 CLOSED = ("tree", "water", "stone", "table")
@@ -331,3 +332,34 @@ def test_a_zombie_in_through_a_gap_beside_q_is_fought_there_and_q_walled(env):
     assert env.world[(x, y + 1)][0] == "stone", taken
     assert _room(env, (x, y)) == {(x, y)} and tuple(env.player.pos) == (x, y)
     assert tuple(env.player.facing) == (0, -1), taken
+
+
+def test_where_no_creature_harms_a_plant_it_is_grown_in_the_open_without_a_pen(env):
+    """Under Craftax-Classic's plant rules (view.rules: no creature harms a plant), grow_plant
+    builds no pen: thirsty, it drinks first (keep_alive), sows the sapling on the grass, then
+    stays beside the plant hitting it, and eats it once it is ripe."""
+    from rlgpt.worlds.craftax_classic.facts import PLANT_RULES
+
+    x, y = (int(v) for v in env.player.pos)
+    for dx in range(2, 5):
+        env.world[(x + dx, y + 4)] = "water"
+    env.player.inventory.update(sapling=1, wood_pickaxe=1, stone=5, drink=2)
+    env.refresh()
+    view = ObsView(semantic_names(), game_data()["items"], achievements(), rules=PLANT_RULES)
+    view.update(env.view_state(env.last_info, start=True))
+    assert view.rules["plant_hurt_by"] == [] and view_of(env).rules["plant_hurt_by"]
+    index, gen, taken = {a: i for i, a in enumerate(actions())}, grow_plant(view), []
+    for _ in range(60):
+        taken.append(next(gen))
+        view.update(env.view_state(env.step(index[taken[-1]])[-1]))
+    assert not {"place_stone", "place_table"} & set(taken)  # no pen
+    assert taken.count("place_plant") == 1 and env.player.achievements["collect_drink"] >= 1
+    assert taken.index("do") < taken.index("place_plant")  # it drank before it sowed
+    assert taken[-10:] == ["do"] * 10  # beside the plant, hitting it
+    px, py = (int(v) for v in env.player.pos)
+    fx, fy = (int(v) for v in env.player.facing)
+    plant = env.world[(px + fx, py + fy)][1]
+    assert type(plant).__name__ == "Plant"
+    plant.grown = 300  # ripe after its next update
+    rest, eaten = drive(env, view, gen, limit=20)
+    assert eaten is True and env.player.achievements["eat_plant"] == 1

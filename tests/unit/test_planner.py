@@ -188,3 +188,17 @@ def test_an_unknown_task_suggests_the_nearest_of_its_own_world():
     with pytest.raises(UserError) as other:
         get_world("craftax").task("enter_dungen")
     assert "try one of: enter_dungeon" in str(other.value)
+
+
+def test_a_plant_waited_for_in_the_open_is_waited_for_armed():
+    """Craftax-Classic's plants need no pen (its recipes' rules), so eat_plant's player waits
+    600 steps in the open: its plan makes both swords before the sapling is sown. Crafter's
+    eat_plant waits sealed in a pen: no swords."""
+    from rlgpt.worlds.craftax_classic.facts import RECIPES
+    from rlgpt.worlds.crafter.planner import climb_steps, waits_outside
+
+    classic = [a for a, _ in climb_steps("eat_plant", RECIPES)]
+    assert waits_outside("eat_plant", RECIPES) and not waits_outside("eat_plant")
+    assert classic.index("make_stone_sword") < classic.index("place_plant")
+    assert "make_wood_sword" not in [a for a, _ in climb_steps("eat_plant")]
+    assert not waits_outside("collect_wood", RECIPES)

@@ -5,7 +5,8 @@ entries where craftax's game_logic differs declared once, in `PATCH`.
 tests/unit/test_craftax_classic_env.py plays every recipe of `game_data()` on the real game
 (exactly the requirement: the effect; one item short or a station missing: nothing) and
 checks that every patched entry still differs from crafter's, so neither side goes stale.
-Rules beyond recipes (creatures, plants, sleep) are in docs/worlds-craftax-classic.md.
+Rules beyond recipes (creatures, plants, sleep) are in docs/worlds-craftax-classic.md; the
+plant rules the skills and planner follow are `PLANT_RULES`.
 """
 
 from __future__ import annotations
@@ -42,8 +43,13 @@ def _data() -> dict[str, Any]:
     return data
 
 
+# craftax's update_plants: every growing plant ages each step wherever the player is and is
+# ripe at 600 (crafter: 300, within 18 cells of the player), and no creature harms one (its
+# game_logic has no plant damage; crafter's Plant dies beside a zombie, skeleton or cow)
+PLANT_RULES = {"plant_ripens_after": 600, "plant_hurt_by": [], "plant_grows_within": 0}
+
 # The planner, requirements, masks, scenarios and the offline author of this world read these.
-RECIPES = Recipes("craftax-classic", _data)
+RECIPES = Recipes("craftax-classic", _data, PLANT_RULES)
 
 
 def game_data() -> dict[str, Any]:

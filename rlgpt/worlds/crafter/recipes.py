@@ -1,20 +1,24 @@
 """The game's recipe facts, loaded from crafter's own data.yaml (never re-typed).
 
 `Recipes` holds one game's facts (what collecting, placing and making need and give, item
-limits). Crafter's are its data.yaml (`CRAFTER`); a world on the same game whose costs differ
-builds its own from them (rlgpt/worlds/craftax_classic/rules.py). The planner, requirements,
-masks, scenarios and the offline author take a `Recipes` and default to Crafter's.
+limits), and the game's rules for plants that the farming skills and the planner follow
+(`rules`, crafter's by default: skills/view.py CRAFTER_RULES). Crafter's are its data.yaml
+(`CRAFTER`); a world on the same game whose costs or rules differ builds its own from them
+(rlgpt/worlds/craftax_classic/facts.py). The planner, requirements, masks, scenarios and the
+offline author take a `Recipes` and default to Crafter's.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import crafter
 import yaml
+
+from rlgpt.worlds.crafter.skills.view import CRAFTER_RULES
 
 # Inventory entries that drift by themselves (drink drops about every 20 steps): never progress.
 VITALS = frozenset({"health", "food", "drink", "energy"})
@@ -33,9 +37,12 @@ def game_data() -> dict[str, Any]:
 class Recipes:
     """One game's recipe facts, loaded once. One instance per game: caches key on identity."""
 
-    def __init__(self, name: str, load: Callable[[], dict[str, Any]]) -> None:
+    def __init__(
+        self, name: str, load: Callable[[], dict[str, Any]], rules: Mapping[str, Any] = {}
+    ) -> None:  # fmt: skip
         self.name = name
         self._load = load
+        self.rules: dict[str, Any] = {**CRAFTER_RULES, **rules}  # what differs from crafter's
 
     @functools.cached_property
     def data(self) -> dict[str, Any]:

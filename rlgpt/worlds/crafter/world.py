@@ -42,6 +42,7 @@ def view_facts(recipes: Recipes = CRAFTER) -> dict[str, Any]:
         "items": list(recipes.data["items"]),
         "achievements": facts.achievements(),
         "item_sources": item_sources(recipes),
+        "rules": dict(recipes.rules),
     }
 
 

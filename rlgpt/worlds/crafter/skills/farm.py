@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .navigate import Action, approach, explore, follow_path, guard, route
+from .navigate import Action, approach, explore, face_free, follow_path, guard, route
 from .pen import OPEN, Cell, add, pen_cells, pen_site, site_cost, wall_order, wall_rank
-from .survival import _sealed, drink_up, eat_cow_in_view
+from .survival import _sealed, drink_up, eat_cow_in_view, keep_alive
 from .view import MOVES, WALKABLE, ObsView
 
 
@@ -228,7 +228,10 @@ def grow_plant(view: ObsView) -> Action:
     hitting it, until it is eaten. Gathers wood for tables when there are too few stones.
     Returns True once eaten; False when it cannot go on (no sapling and no plant, no pen site
     or no tree seen: get a sapling or explore, then call it again). A generator:
-    `ok = yield from grow_plant(view)`."""
+    `ok = yield from grow_plant(view)`. In a game whose plants no creature harms
+    (view.rules), no pen: see `_tend`."""
+    if not view.rules["plant_hurt_by"]:
+        return (yield from _tend(view))
     start = view.achievements["eat_plant"]
     tried: set[Cell] = set()  # plants in view hit once: one may be ripe already
     fed: list[bool] = []
@@ -272,6 +275,41 @@ def grow_plant(view: ObsView) -> Action:
             banned.add(chosen[-1][0])
         elif not built:
             return False
+    return True
+
+
+def _tend(view: ObsView) -> Action:
+    """Where no creature harms a plant, a pen only shuts the player in with its hunger for the
+    whole wait (600 steps in Craftax-Classic, more than the food and drink a player carries
+    last). So: sow the sapling held when no plant is known, then stay beside the nearest plant
+    and hit it (eaten once ripe; an unripe one takes no harm), while `keep_alive` eats, drinks
+    and shelters for the night, and come back after. True once eaten; False with no plant
+    known and no sapling, or none reachable."""
+    start = view.achievements["eat_plant"]
+    while view.achievements["eat_plant"] == start:
+        dig = ("stone",) if view.inventory["wood_pickaxe"] > 0 else ()  # out of a shelter, too
+        if (yield from guard(view)) or (yield from keep_alive(view, dig)):
+            continue
+        beside = [m for m in MOVES if view.at(*m) == "plant"]
+        if beside:
+            if view.facing != beside[0]:
+                yield MOVES[beside[0]]  # the plant is no floor: this only turns
+            yield "do"
+            continue
+        known = view.cells("plant") or view.remembered("plant")
+        if not known:
+            if view.inventory["sapling"] < 1:
+                return False
+            if view.facing_name == "grass":
+                yield "place_plant"
+            elif not (yield from face_free(view, ("grass",))):
+                return False
+            continue
+        path = route(view, {add(c, m) for c in known[:8] for m in MOVES}, dig)
+        if not path:
+            return False
+        if not (yield from follow_path(view, path, dig)):
+            yield "noop"  # blocked on the way: let the world move on
     return True
 
 

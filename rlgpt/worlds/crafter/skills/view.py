@@ -21,6 +21,13 @@ MOVES: dict[tuple[int, int], str] = {
 WALKABLE = ("grass", "sand", "path")
 UNKNOWN = 255  # in the known map (ObsView._known_map): a world cell never seen
 _SEEN_OR_UNKNOWN = bytes([UNKNOWN, *range(1, 256)])  # memory -> known map: 0 is never seen
+# crafter's rules for plants (crafter/objects.py Plant, env.py): a world with other rules
+# passes its own to ObsView (`rules`), and the farming skills follow them
+CRAFTER_RULES: dict[str, Any] = {
+    "plant_ripens_after": 300,
+    "plant_hurt_by": ["zombie", "skeleton", "cow"],
+    "plant_grows_within": 18,
+}
 
 
 class SkillAPIError(Exception):
@@ -54,13 +61,14 @@ class ObsView:
 
     def __init__(
         self, names: Iterable[str], items: Iterable[str] = (), achievements: Iterable[str] = (),
-        item_sources: dict[str, str] | None = None,
+        item_sources: dict[str, str] | None = None, rules: dict[str, Any] | None = None,
     ) -> None:  # fmt: skip
         self._names = tuple(names)
         self._ids = {n: i for i, n in enumerate(self._names)}
         self._items = tuple(items)
         self._achievement_names = tuple(achievements)
         self._sources = dict(item_sources or {})
+        self._rules = {**CRAFTER_RULES, **(rules or {})}
         self._flat: bytes | list[int] = bytes(1)
         self._side = 1
         self._radius = 0
@@ -196,6 +204,14 @@ class ObsView:
     def vitals(self) -> dict[str, int]:
         """health, food, drink and energy (0-9 each); the player dies when health reaches 0."""
         return {k: self._inventory.get(k, 0) for k in ("health", "food", "drink", "energy")}
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The game's rules for plants: 'plant_ripens_after' (steps a sapling takes to ripen),
+        'plant_hurt_by' (creatures that kill a plant beside it; [] means a plant needs no
+        pen), 'plant_grows_within' (a plant grows only this close to the player; 0: anywhere).
+        A copy."""
+        return {k: list(v) if isinstance(v, list) else v for k, v in self._rules.items()}
 
     @property
     def facing(self) -> tuple[int, int]:
