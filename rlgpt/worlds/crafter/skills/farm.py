@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from .navigate import Action, approach, explore, face_free, follow_path, guard, route
 from .pen import OPEN, Cell, add, pen_cells, pen_site, site_cost, wall_order, wall_rank
-from .survival import _sealed, drink_up, eat_cow_in_view, keep_alive
+from .survival import DUSK, _sealed, drink_up, eat_cow_in_view, keep_alive
 from .view import MOVES, WALKABLE, ObsView
 
 
@@ -289,6 +289,9 @@ def _tend(view: ObsView) -> Action:
     while view.achievements["eat_plant"] == start:
         dig = ("stone",) if view.inventory["wood_pickaxe"] > 0 else ()  # out of a shelter, too
         if (yield from guard(view)) or (yield from keep_alive(view, dig)):
+            continue
+        if view.inventory["drink"] < 6 and not view.remembered("water") and view.daylight > DUSK:
+            yield from explore(view, 8, dig)  # thirsty, no water seen yet: find some by day
             continue
         beside = [m for m in MOVES if view.at(*m) == "plant"]
         if beside:
