@@ -16,6 +16,7 @@ from rlgpt.worlds.crafter.planner import (
     meets_night,
     precondition_of,
     survival_steps,
+    waits_outside,
 )
 from rlgpt.worlds.crafter.preconditions import max_energy, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes, stations
@@ -114,7 +115,7 @@ def decompose(
                 expected_effect=effect_of(ach, 1), survival=True,
             )
         )  # fmt: skip
-    why = "Sub-actions follow crafter's recipe graph. Fixed recipe steps are coded; "
+    why = "Sub-actions follow the game's recipe graph. Fixed recipe steps are coded; "
     why += "steps that need search or navigation are learned by RL first."
     switched = [s.name for s in subs if s.name in switch and previous.get(s.name) == "rl"]
     if switched:
@@ -129,9 +130,12 @@ def decompose(
         why += f" '{target}' is a fight with a foe that fights back: swords come first."
     elif long:
         why += (
-            f" '{target}' waits out a night (a sapling ripens in ~300 steps):"
+            f" '{target}' waits out a night (a sapling ripens in"
+            f" ~{recipes.rules['plant_ripens_after']} steps):"
             " every step is coded, as RL would not explore this far."
         )
+        if waits_outside(target, recipes):
+            why += " No creature harms a plant here: the wait is in the open, swords first."
     return Decomposition(task=task.name, sub_actions=subs, reasoning=why)
 
 
