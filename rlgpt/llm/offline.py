@@ -9,6 +9,7 @@ across iterations, with no key and no network.
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -24,6 +25,11 @@ from rlgpt.messages import (
     TaskSpec,
 )  # fmt: skip
 from rlgpt.worlds import DEFAULT_WORLD, get_world
+
+# Feedback that a coded action's calls ran out of steps: the one fault a longer step budget
+# answers. Deaths ("ran out of steps 0x, but ... end in death"), a CPU kill or a crash it
+# does not: the action is rewritten at the same budget (a longer one only runs it longer).
+_OUT_OF_STEPS = re.compile(r"ran out of steps(?! 0x)|search longer")
 
 
 def _to_code(critique: dict[str, Any] | None) -> set[str]:
@@ -91,10 +97,10 @@ class OfflineAuthor:
     def _fast_code(self, ctx: dict[str, Any]) -> dict[str, Any]:
         budget = int(ctx["step_budget"])
         name = ctx["sub_action"]["name"]
-        faulted = name in (ctx.get("feedback") or {})
-        if faulted and not name.startswith("make_"):
-            budget = min(2000, budget * 2)  # the critic saw it fail: search longer
-        return self.author.write_action(name, budget, revised=faulted).model_dump()
+        said = (ctx.get("feedback") or {}).get(name)
+        if said is not None and not name.startswith("make_") and _OUT_OF_STEPS.search(said):
+            budget = min(2000, budget * 2)  # its calls ran out of steps: search longer
+        return self.author.write_action(name, budget, revised=said is not None).model_dump()
 
     def _fast_repair(self, ctx: dict[str, Any]) -> dict[str, Any]:
         action = ctx["action"]

@@ -127,8 +127,21 @@ def test_revise_code_doubles_the_step_budget(llm, tmp_path, first):
     revised = fast.write_action(TASK, table, 80, {"place_table": "ran out of steps 3x"})
     assert (plain.step_budget, other.step_budget, revised.step_budget) == (80, 80, 160)
     assert revised.source == plain.source
-    capped = fast.write_action(TASK, table, 1500, {"place_table": "again"})
+    capped = fast.write_action(TASK, table, 1500, {"place_table": "search longer"})
     assert capped.step_budget == 2000
+
+
+def test_a_fault_that_is_not_running_out_of_steps_keeps_the_step_budget(llm, tmp_path, first):
+    """Deaths with no call out of steps, or a CPU kill: a longer budget would only run the
+    action longer (in validation too, where a long wait in the open can die), so the rewrite
+    keeps it."""
+    fast = FastAgent(llm, tmp_path / "fast")
+    table = first.sub_actions[1]
+    for said in (
+        "ran out of steps 0x, but 37% of episodes end in death: keep the player alive",
+        "failed during evaluation: in training: 1 failed call(s); latest: disabled: cpu",
+    ):
+        assert fast.write_action(TASK, table, 80, {"place_table": said}).step_budget == 80
 
 
 def test_written_actions_pass_the_gate(llm, tmp_path, first):
