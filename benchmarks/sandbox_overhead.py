@@ -3,9 +3,8 @@ actions in the sandboxed worker (bubblewrap, and degraded) vs run in-process.
 
 The in-process baseline exists only here, to measure the price of the process boundary: it
 runs the reference skills (trusted code) through the worker's own logic without a process,
-inside the very same training (`rlgpt.rl.train.train`: MaskablePPO, the masks), with only the
-pool of sandboxed workers swapped for it, and its envs stepped in turn (DummyVecEnv), which is
-fastest when there is no worker to wait for.
+inside the very same training (`rlgpt.rl.train.train`: MaskablePPO, the masks, its envs
+stepped in turn by DummyVecEnv), with only the pool of sandboxed workers swapped for it.
 Every PPO figure comes from fresh processes, alone and `--together N` at once (aggregate), with
 rlgpt's OpenMP settings; everything is measured in this one run. Ends with one JSON line.
 """
@@ -22,13 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from stable_baselines3.common.vec_env import DummyVecEnv
-
 from rlgpt import OPENMP_DEFAULTS
 from rlgpt.config import Params
 from rlgpt.messages import RewardTerm, RLConfig
 from rlgpt.rl import envs
-from rlgpt.rl import train as rl_train
 from rlgpt.rl.train import train
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.validate import validate_action
@@ -87,10 +83,6 @@ def _rate(kind: str, params: Params, cfg: RLConfig, coded: list[Any], seed: int)
     """Samples/s of one training with the coded actions in-process, bubblewrap or degraded."""
     if kind == "in_process":  # the same training, with the pool swapped for the logic alone
         envs.MacroPool = lambda inserted, *_, **__: InProcess(inserted)  # type: ignore[misc,assignment]
-        # in-process there is no worker to wait for, so its envs step in turn: in threads
-        # (ThreadedVecEnv) they would only take turns at the GIL (2026-12-03: 387 samples/s
-        # threaded against 500-580 in turn, alone; docs/sandbox.md)
-        rl_train.ThreadedVecEnv = DummyVecEnv  # type: ignore[misc,assignment]
     task = get_task("make_wood_pickaxe")
     with tempfile.TemporaryDirectory() as out:
         isolation = "degraded" if kind == "in_process" else kind  # (in_process: not used)

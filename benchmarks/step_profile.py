@@ -9,7 +9,7 @@ Two tasks with the default params (MaskablePPO, 4 envs, plan masks, 1 torch thre
 
 Each training runs in a fresh process, alone and `--together N` at once. The parts are timed by
 wrapping the methods that do them, in CPU time of the thread that runs them (exclusive: a part
-nested in another counts once, for itself; envs may step in threads of their own), and the
+nested in another counts once, for itself), and the
 workers' CPU time is read from the OS:
   env_step        the game's step (FastCrafter.step), CrafterEnv's info, the reward terms
   env_reset       a new episode: world generation

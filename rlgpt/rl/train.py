@@ -26,7 +26,6 @@ from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.slots import training_slot
-from rlgpt.rl.vec import ThreadedVecEnv
 
 log = logging.getLogger(__name__)
 # PPO, or sb3-contrib's MaskablePPO when the env's action masks are used (train.action_masking)
@@ -251,9 +250,9 @@ def _train(
         task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
         sandbox, params.action_masking,
     )  # fmt: skip
-    # coded actions wait on their workers: envs that step at once overlap those waits
-    threaded = any(c.name in cfg.macro_actions for c in coded)
-    venv = ThreadedVecEnv(factories) if threaded else DummyVecEnv(factories)
+    # envs step in turn: stepped in threads (to overlap the waits for workers) they only took
+    # turns at the GIL, 2-12% slower alone and two at once (docs/speed.md, envs in turn)
+    venv = DummyVecEnv(factories)
     masked = params.masked
     ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha, params.action_masking))
     try:
