@@ -44,7 +44,7 @@ def _data() -> dict[str, Any]:
 
 
 # craftax's update_plants: every growing plant ages each step wherever the player is and is
-# ripe at 600 (crafter: 300, within 18 cells of the player), and no creature harms one (its
+# ripe at 600 (crafter: 300, within 17 cells of the player), and no creature harms one (its
 # game_logic has no plant damage; crafter's Plant dies beside a zombie, skeleton or cow)
 PLANT_RULES = {"plant_ripens_after": 600, "plant_hurt_by": [], "plant_grows_within": 0}
 

@@ -38,11 +38,13 @@ class Recipes:
     """One game's recipe facts, loaded once. One instance per game: caches key on identity."""
 
     def __init__(
-        self, name: str, load: Callable[[], dict[str, Any]], rules: Mapping[str, Any] = {}
+        self, name: str, load: Callable[[], dict[str, Any]],
+        rules: Mapping[str, Any] | None = None,
     ) -> None:  # fmt: skip
         self.name = name
         self._load = load
-        self.rules: dict[str, Any] = {**CRAFTER_RULES, **rules}  # what differs from crafter's
+        # the game's plant rules: crafter's, with what `rules` says differs
+        self.rules: dict[str, Any] = {**CRAFTER_RULES, **(rules or {})}
 
     @functools.cached_property
     def data(self) -> dict[str, Any]:

@@ -21,12 +21,13 @@ MOVES: dict[tuple[int, int], str] = {
 WALKABLE = ("grass", "sand", "path")
 UNKNOWN = 255  # in the known map (ObsView._known_map): a world cell never seen
 _SEEN_OR_UNKNOWN = bytes([UNKNOWN, *range(1, 256)])  # memory -> known map: 0 is never seen
-# crafter's rules for plants (crafter/objects.py Plant, env.py): a world with other rules
+# crafter's rules for plants (crafter/objects.py Plant; env.py updates an object only while
+# its Manhattan distance to the player is under twice the view's 9): a world with other rules
 # passes its own to ObsView (`rules`), and the farming skills follow them
 CRAFTER_RULES: dict[str, Any] = {
     "plant_ripens_after": 300,
     "plant_hurt_by": ["zombie", "skeleton", "cow"],
-    "plant_grows_within": 18,
+    "plant_grows_within": 17,
 }
 
 
@@ -209,8 +210,8 @@ class ObsView:
     def rules(self) -> dict[str, Any]:
         """The game's rules for plants: 'plant_ripens_after' (steps a sapling takes to ripen),
         'plant_hurt_by' (creatures that kill a plant beside it; [] means a plant needs no
-        pen), 'plant_grows_within' (a plant grows only this close to the player; 0: anywhere).
-        A copy."""
+        pen), 'plant_grows_within' (a plant grows only within this many cells of the player,
+        counted as |dx| + |dy|; 0: anywhere). A copy."""
         return {k: list(v) if isinstance(v, list) else v for k, v in self._rules.items()}
 
     @property
