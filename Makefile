@@ -44,7 +44,7 @@ run: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro run
 	@echo "summary: runs/dvc/summary.json   metrics: metrics/summary.json   lock: dvc.lock"
 
-## results: the paper's claims on Crafter, full protocol (~1.5 h here; a rerun resumes): results/
+## results: the paper's claims on Crafter, full protocol (~2 h here; a rerun resumes): results/
 results: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro results
 
