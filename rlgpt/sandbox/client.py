@@ -21,7 +21,15 @@ from rlgpt.messages import CodedAction
 from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
 from rlgpt.sandbox.limits import Limits
 from rlgpt.sandbox.patience import Patience
-from rlgpt.sandbox.pipes import PipeClosed, PipeTimeout, nonblocking, read_line, write_all
+from rlgpt.sandbox.pipes import (
+    PipeClosed,
+    PipeTimeout,
+    Waits,
+    drive,
+    nonblocking,
+    read_line,
+    write_all,
+)
 from rlgpt.sandbox.seccomp import filter_fd
 from rlgpt.textsafe import printable
 from rlgpt.worlds.base import SkillPackage
@@ -135,11 +143,19 @@ class MacroWorker:
         return MacroError(kind, message)
 
     def _call(self, msg: dict[str, Any], timeout_s: float | None = None) -> dict[str, Any]:
-        """Send one request; the reply object. Writing the request and reading the reply share
-        one total deadline (a worker that stops reading, or drips bytes, is cut off like a
+        return drive(self._call_waits(msg, timeout_s))
+
+    def _call_waits(
+        self, msg: dict[str, Any], timeout_s: float | None = None
+    ) -> Waits[dict[str, Any]]:  # fmt: skip
+        """Send one request; the reply object. Once the request is written, yields the reply
+        pipe's descriptor: the caller may step other envs until it is readable, then resumes
+        this (rlgpt/rl/interleave.py). Writing the request and reading the reply share one
+        total deadline (a worker that stops reading, or drips bytes, is cut off like a
         silent one), never later than `self.deadline`; when it passes, what the worker did
         decides (rlgpt/sandbox/patience.py): a loop that burned the limit in CPU or a worker
-        asleep or blocked is killed, a starved one is waited for. Any trouble with the reply's
+        asleep or blocked is killed, a starved one is waited for. A reply that came in time
+        is taken however late the caller comes back for it. Any trouble with the reply's
         bytes is a MacroError, never another exception."""
         if msg["op"] != "load":  # starting up costs CPU; after that, between calls, none
             self.check_idle()
@@ -148,9 +164,13 @@ class MacroWorker:
         end = start + limit if self.deadline is None else min(start + limit, self.deadline)
         pending = bytearray((json.dumps(msg) + "\n").encode())
         patience: Patience | None = None  # made at the first expiry only: none on the fast path
+        handed = False
         while True:
             try:
                 write_all(self._req_w, pending, end)
+                if not handed:
+                    handed = True
+                    yield self._rep_r
                 line = read_line(self._rep_r, self._buf, end, MAX_REPLY_BYTES)
                 break
             except PipeTimeout:
@@ -215,8 +235,8 @@ class MacroWorker:
                              f"steps, more than the {self.step_cpu_ms:g} ms allowed "
                              "(sandbox.step_cpu_ms); killed")  # fmt: skip
 
-    def _advance(self, msg: dict[str, Any]) -> str | None:
-        reply = self._call(msg)
+    def _advance(self, msg: dict[str, Any]) -> Waits[str | None]:
+        reply = yield from self._call_waits(msg)
         if "error" in reply:
             kind, message = reply["error"], reply.get("message", "")
             if not isinstance(kind, str) or kind not in WORKER_ERRORS:
@@ -239,17 +259,24 @@ class MacroWorker:
                 out[key] = self._sent[key] = state[key]
         return out
 
-    def start(self, name: str, state: dict[str, Any]) -> str | None:
+    def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
         """Start coded action `name`; its first primitive action, or None if it finished."""
-        return self._advance({"op": "start", "name": name, "state": self._delta(state)})
+        msg = {"op": "start", "name": name, "state": self._delta(state)}
+        return (yield from self._advance(msg))
+
+    def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
+        """The next primitive action of the running coded action, or None when done."""
+        return (yield from self._advance({"op": "next", "state": self._delta(state)}))
+
+    def start(self, name: str, state: dict[str, Any]) -> str | None:
+        return drive(self.start_waits(name, state))
 
     def next(self, state: dict[str, Any]) -> str | None:
-        """The next primitive action of the running coded action, or None when done."""
-        return self._advance({"op": "next", "state": self._delta(state)})
+        return drive(self.next_waits(state))
 
     def stop(self) -> None:
         """Close the running coded action (its `finally` runs now, under the time limit)."""
-        self._advance({"op": "stop"})
+        drive(self._advance({"op": "stop"}))
 
     @property
     def alive(self) -> bool:

@@ -13,6 +13,14 @@ from __future__ import annotations
 import os
 import select
 import time
+from collections.abc import Generator
+from typing import TypeVar
+
+T = TypeVar("T")
+# A call that can wait in turns: it yields the file descriptor it waits on (its worker's reply
+# pipe) once its request is written, and returns its result. The caller may do other work
+# before it resumes it; `drive` runs one to its end, waiting where it waits.
+Waits = Generator[int, None, T]
 
 
 class PipeTimeout(Exception):
@@ -76,3 +84,13 @@ def read_line(fd: int, buf: bytearray, deadline: float, cap: int) -> bytes:
         if not chunk:
             raise PipeClosed("the writer closed its end")
         buf += chunk
+
+
+def drive(steps: Waits[T]) -> T:
+    """Run `steps` to its end without doing anything else while it waits: its own read waits
+    (with its deadline) when it is resumed at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
