@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import select
 from copy import deepcopy
-from typing import Any, SupportsFloat
+from typing import Any, SupportsFloat, TypeVar
 
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
@@ -30,49 +30,59 @@ from rlgpt.sandbox.pipes import Waits
 # which holds its deadline (rlgpt/sandbox/patience.py decides about a late or silent worker).
 POLL_S = 0.1
 
+T = TypeVar("T")
 Step = tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]
+
+
+def in_turns(steps: list[Waits[T]]) -> list[T]:
+    """Run each of `steps` to its end, each resumed when the descriptor it waits on is
+    readable (or, when none is for POLL_S, the one that has waited longest); their results, in
+    order. If one raises, the others are closed (GeneratorExit where they wait) and it goes up."""
+    results: list[T | None] = [None] * len(steps)
+    waiting: dict[int, tuple[int, Waits[T]]] = {}  # fd -> (index, its paused steps)
+
+    def resume(i: int, gen: Waits[T]) -> None:
+        try:
+            fd = next(gen)
+        except StopIteration as done:
+            results[i] = done.value
+        else:
+            waiting[fd] = (i, gen)
+
+    try:
+        for i, gen in enumerate(steps):
+            resume(i, gen)
+        while waiting:
+            poller = select.poll()
+            for fd in waiting:
+                poller.register(fd, select.POLLIN)
+            ready = [fd for fd, _ in poller.poll(POLL_S * 1000)] or [next(iter(waiting))]
+            for fd in ready:
+                resume(*waiting.pop(fd))
+    except BaseException:
+        for _, gen in waiting.values():
+            gen.close()
+        raise
+    return results  # type: ignore[return-value]
+
+
+def _now(env: Any, action: Any) -> Waits[Step]:
+    """An env without `step_waits`: its step, as steps that never wait."""
+    return env.step(action)
+    yield  # a generator
 
 
 class InterleavedVecEnv(DummyVecEnv):
     """SB3's DummyVecEnv whose envs, when they have `step_waits`, wait for their workers in
     turns rather than one after another."""
 
-    def _steps(self) -> list[Step]:
-        results: list[Step | None] = [None] * self.num_envs
-        waiting: dict[int, tuple[int, Waits[Step]]] = {}  # reply fd -> (env, its paused step)
-
-        def resume(i: int, steps: Waits[Step]) -> None:
-            try:
-                fd = next(steps)
-            except StopIteration as done:
-                results[i] = done.value
-            else:
-                waiting[fd] = (i, steps)
-
-        try:
-            for i, env in enumerate(self.envs):
-                step_waits = getattr(env, "step_waits", None)
-                if step_waits is None:
-                    results[i] = env.step(self.actions[i])
-                else:
-                    resume(i, step_waits(self.actions[i]))
-            while waiting:
-                poller = select.poll()
-                for fd in waiting:
-                    poller.register(fd, select.POLLIN)
-                ready = [fd for fd, _ in poller.poll(POLL_S * 1000)] or [next(iter(waiting))]
-                for fd in ready:
-                    resume(*waiting.pop(fd))
-        except BaseException:
-            for _, steps in waiting.values():  # their workers are killed when the envs close
-                steps.close()
-            raise
-        assert all(r is not None for r in results)
-        return results  # type: ignore[return-value]
-
     def step_wait(self) -> VecEnvStepReturn:
         """DummyVecEnv.step_wait, with the envs' steps taken in turns first."""
-        for i, (obs, reward, term, trunc, info) in enumerate(self._steps()):
+        steps = [
+            env.step_waits(a) if hasattr(env, "step_waits") else _now(env, a)
+            for env, a in zip(self.envs, self.actions, strict=True)
+        ]  # fmt: skip
+        for i, (obs, reward, term, trunc, info) in enumerate(in_turns(steps)):
             self.buf_rews[i], self.buf_infos[i] = reward, info
             self.buf_dones[i] = term or trunc
             info["TimeLimit.truncated"] = trunc and not term
