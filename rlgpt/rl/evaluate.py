@@ -16,11 +16,10 @@ from sb3_contrib import MaskablePPO
 from rlgpt.config import EvalParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
 from rlgpt.rl.envs import macro_faults, make_env
-from rlgpt.rl.interleave import in_turns
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.schema import EPISODES
 from rlgpt.rl.train import load_policy
-from rlgpt.sandbox.pipes import Waits
+from rlgpt.sandbox.pipes import Waits, in_turns
 from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000

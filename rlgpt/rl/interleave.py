@@ -16,54 +16,16 @@ workers). So the transitions are the same, step for step (tests/unit/test_interl
 
 from __future__ import annotations
 
-import select
 from copy import deepcopy
-from typing import Any, SupportsFloat, TypeVar
+from typing import Any, SupportsFloat
 
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from rlgpt.sandbox.pipes import Waits
+from rlgpt.sandbox.pipes import Waits, in_turns
 
-# No reply readable for this long: the oldest waiting step resumes and waits in its own read,
-# which holds its deadline (rlgpt/sandbox/patience.py decides about a late or silent worker).
-POLL_S = 0.1
-
-T = TypeVar("T")
 Step = tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]
-
-
-def in_turns(steps: list[Waits[T]]) -> list[T]:
-    """Run each of `steps` to its end, each resumed when the descriptor it waits on is
-    readable (or, when none is for POLL_S, the one that has waited longest); their results, in
-    order. If one raises, the others are closed (GeneratorExit where they wait) and it goes up."""
-    results: list[T | None] = [None] * len(steps)
-    waiting: dict[int, tuple[int, Waits[T]]] = {}  # fd -> (index, its paused steps)
-
-    def resume(i: int, gen: Waits[T]) -> None:
-        try:
-            fd = next(gen)
-        except StopIteration as done:
-            results[i] = done.value
-        else:
-            waiting[fd] = (i, gen)
-
-    try:
-        for i, gen in enumerate(steps):
-            resume(i, gen)
-        while waiting:
-            poller = select.poll()
-            for fd in waiting:
-                poller.register(fd, select.POLLIN)
-            ready = [fd for fd, _ in poller.poll(POLL_S * 1000)] or [next(iter(waiting))]
-            for fd in ready:
-                resume(*waiting.pop(fd))
-    except BaseException:
-        for _, gen in waiting.values():
-            gen.close()
-        raise
-    return results  # type: ignore[return-value]
 
 
 def _now(env: Any, action: Any) -> Waits[Step]:

@@ -82,7 +82,7 @@ class MacroWorker:
         self, coded: list[CodedAction], skills: SkillPackage, timeout_s: float = 5.0,
         memory_mib: int = 1024, isolation: str = "bwrap", cpu_s: int | None = None,
         deadline: float | None = None, gate: bool = True, run_memory_mib: int = 0,
-        step_cpu_ms: float | None = None,
+        step_cpu_ms: float | None = None, loaded: bool = True,
     ) -> None:  # fmt: skip
         self.timeout_s = timeout_s
         self.deadline = deadline  # time.monotonic() past which no wait may go
@@ -120,23 +120,25 @@ class MacroWorker:
         self._cpu_mark: int | None = None  # CPU at its last reply (None: none yet, not measured)
         self._sent: dict[str, Any] = {}
         self._primitives = frozenset(skills.primitives)
-        reply = self._call(
-            {
-                "op": "load",
-                "api": skills.api,
-                "view": skills.view,
-                "primitives": list(skills.primitives),
-                "actions": {c.name: c.source for c in coded},
-                "gate": gate,
-            },
-            timeout_s=max(timeout_s, 30.0),
-        )
+        self.load_errors: dict[str, str] = {}
+        self._load = {"op": "load", "api": skills.api, "view": skills.view,
+                      "primitives": list(skills.primitives),
+                      "actions": {c.name: c.source for c in coded}, "gate": gate}  # fmt: skip
+        if loaded:
+            drive(self.load_waits())
+
+    def load_waits(self) -> Waits[None]:
+        """The worker's first request: load the coded actions (their errors: `load_errors`).
+        The constructor runs it unless `loaded=False`: then the caller does, e.g. the loads of
+        many workers in turns (rlgpt/sandbox/pool.py), so that they start up on every core at
+        once rather than one after another."""
+        reply = yield from self._call_waits(self._load, timeout_s=max(self.timeout_s, 30.0))
         errors = reply.get("errors", {})
         if not isinstance(errors, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in errors.items()
         ):
             raise self._fail("crash", "forged load reply (protocol broken)")
-        self.load_errors: dict[str, str] = {k: _text(v) for k, v in errors.items()}
+        self.load_errors = {k: _text(v) for k, v in errors.items()}
 
     def _fail(self, kind: str, message: str) -> MacroError:
         self.close()

@@ -19,7 +19,7 @@ from typing import Any
 from rlgpt.errors import MacroError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.client import MacroWorker
-from rlgpt.sandbox.pipes import Waits, drive
+from rlgpt.sandbox.pipes import Waits, drive, in_turns
 from rlgpt.worlds.base import SkillPackage
 
 log = logging.getLogger(__name__)
@@ -46,18 +46,19 @@ class MacroPool:
         self._current: str | None = None
         self._swept = time.monotonic()
         self.restarts = 0
-        try:
+        try:  # every worker starts, then all load in turns: their start-ups share the cores
             for name in self._coded:
-                self._workers[name] = self._spawn(name)
+                self._workers[name] = self._spawn(name, loaded=False)
+            in_turns([w.load_waits() for w in self._workers.values()])
         except BaseException:
             self.close()
             raise
 
-    def _spawn(self, name: str) -> MacroWorker:
+    def _spawn(self, name: str, loaded: bool = True) -> MacroWorker:
         return MacroWorker(
             [self._coded[name]], self._skills, timeout_s=self._timeout_s,
             isolation=self._isolation, gate=self._gate, step_cpu_ms=self._step_cpu_ms,
-            run_memory_mib=self._run_memory_mib,
+            run_memory_mib=self._run_memory_mib, loaded=loaded,
         )  # fmt: skip
 
     def _restart(self, name: str) -> None:
