@@ -40,20 +40,17 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 def make_env(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, view_radius: int,
     macro_step_budget: int, sandbox: SandboxParams | None = None, masking: Masking = "off",
-    lazy_workers: bool = False,
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; each inserted coded action runs in its own sandboxed worker, which the env
     closes in its own close(). With `masking` ("recipes" or "plan"), the env's action_masks()
-    hides the coded actions that cannot make progress now (the world's `action_mask`).
-    `lazy_workers`: each worker starts at its action's first call (rlgpt/sandbox/pool.py)."""
+    hides the coded actions that cannot make progress now (the world's `action_mask`)."""
     world = get_world(task.world)
     inserted = [c for c in coded if c.name in cfg.macro_actions]
     base = world.make_env(task, observation=cfg.observation, view_radius=view_radius, seed=seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)  # type: ignore[arg-type]
     sb = sandbox or SandboxParams()
     pool = MacroPool(inserted, world.skills(), sb.isolation, sb.reply_timeout_s,
-                     step_cpu_ms=sb.step_cpu_ms, run_memory_mib=sb.run_memory_mib,
-                     lazy=lazy_workers)  # fmt: skip
+                     step_cpu_ms=sb.step_cpu_ms, run_memory_mib=sb.run_memory_mib)  # fmt: skip
     budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
     names = [c.name for c in inserted]
     prims = cfg.primitive_actions

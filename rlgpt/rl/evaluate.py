@@ -149,9 +149,9 @@ def evaluate(
     envs: list[MacroActionWrapper] = []
     try:
         for _ in range(max(1, min(train.n_envs, params.episodes))):
-            envs.append(make_env(  # a worker starts only for an action its env's policy calls
+            envs.append(make_env(
                 task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox,
-                train.action_masking, lazy_workers=True,
+                train.action_masking,
             ))  # fmt: skip
         played = in_turns([play(env, k, len(envs)) for k, env in enumerate(envs)])
         bar.close()

@@ -27,14 +27,12 @@ IDLE_SWEEP_S = 0.5
 
 
 class MacroPool:
-    """A MacroRunner over one MacroWorker per coded action; closes them all in `close()`.
-    `lazy`: each worker starts at its action's first call (an evaluation's extra envs, where a
-    policy may never call some actions), not all at once here."""
+    """A MacroRunner over one MacroWorker per coded action; closes them all in `close()`."""
 
     def __init__(
         self, coded: list[CodedAction], skills: SkillPackage, isolation: str,
         timeout_s: float = 5.0, gate: bool = True, *, step_cpu_ms: float | None = None,
-        run_memory_mib: int = 0, lazy: bool = False,
+        run_memory_mib: int = 0,
     ) -> None:  # fmt: skip
         self._coded = {c.name: c for c in coded}
         self._skills = skills
@@ -49,7 +47,7 @@ class MacroPool:
         self._swept = time.monotonic()
         self.restarts = 0
         try:  # every worker starts, then all load in turns: their start-ups share the cores
-            for name in [] if lazy else self._coded:
+            for name in self._coded:
                 self._workers[name] = self._spawn(name, loaded=False)
             in_turns([w.load_waits() for w in self._workers.values()])
         except BaseException:
@@ -91,9 +89,7 @@ class MacroPool:
         self._sweep_idle(name)
         if name in self._out:
             raise MacroError("cpu", self._out[name])
-        worker = self._workers.get(name)
-        if worker is None:  # lazy: its first call (a failed start is this call's error)
-            worker = self._workers[name] = self._spawn(name)
+        worker = self._workers[name]
         try:
             if op == "stop":
                 worker.stop()

@@ -56,21 +56,6 @@ def test_a_pool_gives_each_action_its_own_worker(coded_action, state):
         pool.close()
 
 
-@pytest.mark.parametrize("lazy", [False, True])
-def test_workers_start_all_at_once_or_at_their_first_call(coded_action, state, lazy):
-    """An eager pool starts every action's worker (loading them in turns); a lazy one starts
-    none until its action is called, then plays the same."""
-    pool = MacroPool([coded_action("a", VICTIM), coded_action("b", VICTIM)], CRAFTER_SKILLS,
-                     "bwrap", lazy=lazy)  # fmt: skip
-    try:
-        assert sorted(pool._workers) == ([] if lazy else ["a", "b"])
-        assert _play(pool, "b", state) == ["move_right", "noop"]
-        assert sorted(pool._workers) == (["b"] if lazy else ["a", "b"])
-        assert all(w.alive for w in pool._workers.values())
-    finally:
-        pool.close()
-
-
 def test_shared_tables_are_read_only_and_modules_are_copies(make_worker, coded_action, state):
     tamper = coded_action("a", "    MOVES[(1, 0)] = 'noop'\n    yield 'noop'\n")
     victim = coded_action("b", VICTIM)
