@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.schema import EPISODES
 from rlgpt.rl.train import load_policy
-from rlgpt.sandbox.pipes import Waits, in_turns
 from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000
@@ -54,61 +52,6 @@ class _Progress:
         return step - self.last_step >= window and len(self.cells) <= max(4, window // 10)
 
 
-@dataclass
-class _Episode:
-    """One evaluation episode: its table row and what it adds to the report's counts."""
-
-    row: dict[str, Any]
-    achievements: dict[str, int]
-    usage: Counter[str] = field(default_factory=Counter)
-    loops: Counter[str] = field(default_factory=Counter)
-    errors: Counter[str] = field(default_factory=Counter)
-    trace: str | None = None  # a failed episode's first calls
-
-
-def _episode(
-    env: MacroActionWrapper, act: Act, ep: int, ep_seed: int, window: int
-) -> Waits[_Episode]:  # fmt: skip
-    """Play one episode; yields where a coded action's call waits for its worker. Sampled
-    actions draw from the episode's own torch RNG (seeded with the episode's seed), so an
-    episode plays the same whatever else runs between its steps."""
-    obs, info = env.reset(seed=ep_seed)
-    torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
-    rng = torch.get_rng_state()
-    progress, steps, decisions, calls = _Progress(info, env.vitals), 0, 0, 0
-    record = _Episode(row={}, achievements={})
-    trace: list[str] = []
-    done = False
-    while not done:
-        torch.set_rng_state(rng)
-        a = act(obs, info, env)
-        rng = torch.get_rng_state()
-        obs, _, term, trunc, info = yield from env.step_waits(a)
-        decisions += 1
-        steps += info["primitive_steps"]
-        name, coded_call = env.action_name(a)
-        record.usage[name if coded_call else "primitive"] += 1
-        if coded_call:
-            calls += 1
-            record.loops[name] += int(info.get("dead_loop", False))
-            record.errors[name] += int(bool(info.get("macro_error")))
-        if len(trace) < 12:
-            trace.append(name)
-        progress.update(info, steps)
-        done = term or trunc
-    ach = record.achievements = info["achievements"]
-    died = term and not info.get("won")  # a won game (Craftax's boss) is no death
-    end = "success" if info["success"] else ("death" if died else "time_limit")
-    dead = end != "success" and progress.stuck(steps, window)
-    if end != "success":
-        record.trace = f"seed {ep_seed}: {end} after {steps} steps: {' '.join(trace)}"
-    unlocked = ",".join(sorted(a for a, n in ach.items() if n))  # for world scores
-    record.row = {"episode": ep, "seed": ep_seed, "success": bool(info["success"]),
-                  "steps": steps, "decisions": decisions, "macro_calls": calls,
-                  "dead_loop": dead, "end": end, "unlocked": unlocked}  # fmt: skip
-    return record
-
-
 def evaluate(
     checkpoint: Path | None, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
     coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
@@ -117,9 +60,11 @@ def evaluate(
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
     """Run params.episodes episodes on held-out seeds (from `seed_base`: the evaluation's, or
     the selection's); the report and the episode table. The policy is the checkpoint's, or
-    `act` when given (then `checkpoint` is not read). Episodes play on train.n_envs envs in
-    turns (rlgpt/rl/interleave.py): env k plays episodes k, k + n, ... in order; each episode
-    is seeded by its number, whichever env plays it."""
+    `act` when given (then `checkpoint` is not read)."""
+    env = make_env(
+        task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox,
+        train.action_masking,
+    )  # fmt: skip
     if act is None:
         if checkpoint is None:
             raise ValueError("evaluate needs a checkpoint or an act function")
@@ -134,47 +79,54 @@ def evaluate(
                 action, _ = model.predict(obs, deterministic=params.deterministic)
             return int(np.asarray(action).item())
 
-    what = "eval" if seed_base == EVAL_SEED_BASE else "select"
-    bar = Progress(params.episodes, what, "episodes", enabled=show_progress)
-    policy: Act = act
-
-    def play(env: MacroActionWrapper, first: int, every: int) -> Waits[list[_Episode]]:
-        out = []
-        for ep in range(first, params.episodes, every):
-            ep_seed = seed_base + seed * 10_000 + ep
-            out.append((yield from _episode(env, policy, ep, ep_seed, params.dead_loop_window)))
-            bar.update(1)
-        return out
-
-    envs: list[MacroActionWrapper] = []
+    rows, usage, loops, errors = [], Counter[str](), Counter[str](), Counter[str]()
+    reached: Counter[str] = Counter()
+    traces: list[str] = []
     try:
-        for _ in range(max(1, min(train.n_envs, params.episodes))):
-            envs.append(make_env(
-                task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox,
-                train.action_masking,
-            ))  # fmt: skip
-        played = in_turns([play(env, k, len(envs)) for k, env in enumerate(envs)])
+        what = "eval" if seed_base == EVAL_SEED_BASE else "select"
+        bar = Progress(params.episodes, what, "episodes", enabled=show_progress)
+        for ep in range(params.episodes):
+            ep_seed = seed_base + seed * 10_000 + ep
+            obs, info = env.reset(seed=ep_seed)
+            torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
+            progress, steps, decisions, calls = _Progress(info, env.vitals), 0, 0, 0
+            trace: list[str] = []
+            done = False
+            while not done:
+                a = act(obs, info, env)
+                obs, _, term, trunc, info = env.step(a)
+                decisions += 1
+                steps += info["primitive_steps"]
+                name, coded_call = env.action_name(a)
+                usage[name if coded_call else "primitive"] += 1
+                if coded_call:
+                    calls += 1
+                    loops[name] += int(info.get("dead_loop", False))
+                    errors[name] += int(bool(info.get("macro_error")))
+                if len(trace) < 12:
+                    trace.append(name)
+                progress.update(info, steps)
+                done = term or trunc
+            ach = info["achievements"]
+            for sub in dec.sub_actions:
+                reached[sub.name] += int(ach.get(sub.name, 0) >= sub.count)
+            died = term and not info.get("won")  # a won game (Craftax's boss) is no death
+            end = "success" if info["success"] else ("death" if died else "time_limit")
+            dead = end != "success" and progress.stuck(steps, params.dead_loop_window)
+            if end != "success" and len(traces) < 3:
+                traces.append(f"seed {ep_seed}: {end} after {steps} steps: {' '.join(trace)}")
+            unlocked = ",".join(sorted(a for a, n in ach.items() if n))  # for world scores
+            rows.append(
+                {"episode": ep, "seed": ep_seed, "success": bool(info["success"]),
+                 "steps": steps, "decisions": decisions, "macro_calls": calls,
+                 "dead_loop": dead, "end": end, "unlocked": unlocked}
+            )  # fmt: skip
+            bar.update(1)
         bar.close()
-        faults = macro_faults(envs)  # type: ignore[arg-type]
+        faults = macro_faults([env])
     finally:
-        for env in envs:
-            env.close()  # and the coded actions' workers
-    episodes = sorted((e for batch in played for e in batch), key=lambda e: e.row["episode"])
-    return _report(episodes, dec, samples, faults)
-
-
-def _report(
-    episodes: list[_Episode], dec: Decomposition, samples: int, faults: dict[str, str]
-) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
-    """The report and table of `episodes` (in episode order)."""
-    usage, loops, errors, reached = Counter[str](), Counter[str](), Counter[str](), Counter[str]()
-    for e in episodes:
-        usage.update(e.usage)
-        loops.update(e.loops)
-        errors.update(e.errors)
-        for sub in dec.sub_actions:
-            reached[sub.name] += int(e.achievements.get(sub.name, 0) >= sub.count)
-    table = EPISODES.validate(pd.DataFrame([e.row for e in episodes]))
+        env.close()  # and the coded actions' workers
+    table = EPISODES.validate(pd.DataFrame(rows))
     total = max(1, sum(usage.values()))
     report = EvalReport(
         success_rate=float(table["success"].mean()),
@@ -187,7 +139,7 @@ def _report(
         macro_dead_loops=dict(loops),
         macro_errors={k: v for k, v in errors.items() if v},
         macro_faults=faults,
-        failure_traces=[e.trace for e in episodes if e.trace][:3],
+        failure_traces=traces,
         ends={e: float((table["end"] == e).mean()) for e in ("success", "death", "time_limit")},
     )
     return report, table

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pandera.errors
 import pytest
-import torch
 
 from rlgpt.config import EvalParams
 from rlgpt.rl.evaluate import EVAL_SEED_BASE, _Progress, evaluate
 from rlgpt.rl.schema import EPISODES
-from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.recipes import VITALS
 
 
@@ -101,33 +98,3 @@ def test_episode_schema_rejects_unknown_end():
                          "macro_calls": 0, "dead_loop": False, "end": "won"}])  # fmt: skip
     with pytest.raises(pandera.errors.SchemaError):
         EPISODES.validate(bad)
-
-
-def test_episodes_play_the_same_on_one_env_or_on_several_in_turns(tiny_run):
-    """Four episodes on one env, then on two envs in turns (env 0 plays episodes 0 and 2 while
-    env 1 plays 1 and 3, their coded actions' calls interleaved), with a policy that samples
-    from torch's RNG: the same table and report, so each episode's actions come from its own
-    RNG, whatever else ran between its steps."""
-    run = tiny_run
-    names = ["collect_wood", "place_table", "make_wood_pickaxe"]
-    coded = [write_action(n, 40) for n in names]
-    cfg = run["cfg"].model_copy(update={"macro_actions": names})
-
-    def act(obs, info, env):  # type: ignore[no-untyped-def]
-        ok = np.flatnonzero(env.action_masks())
-        coded = [i for i in ok if env.action_name(int(i))[1]]
-        pool = coded if coded and torch.rand(()) < 0.7 else ok
-        return int(pool[int(torch.randint(len(pool), ()))])
-
-    out = []
-    for n_envs in (1, 2):
-        params = run["params"].model_copy(update={"n_envs": n_envs})
-        out.append(evaluate(
-            None, run["task"], run["dec"], cfg, coded, params,
-            EvalParams(episodes=4), seed=1, samples=0, show_progress=False, act=act,
-        ))  # fmt: skip
-    (one, one_table), (two, two_table) = out
-    pd.testing.assert_frame_equal(one_table, two_table)
-    assert one == two
-    assert one_table["macro_calls"].sum() > 8  # coded actions did run (and wait) in turns
-    assert one_table["decisions"].nunique() > 1  # the episodes differ from one another
