@@ -10,7 +10,7 @@ ends with one JSON line of the headline figures.
 Each job runs in its own process (`--jobs` at once) and writes its record under --work; a rerun
 skips finished jobs (resume after a crash or a stop), `--fresh` starts over.
 
-    python benchmarks/paper.py            # full: 3 seeds, the budgets below (~1.5 h here)
+    python benchmarks/paper.py            # full: 3 seeds, the budgets below (~2 h here)
     python benchmarks/paper.py --quick    # 2 seeds, small budgets: under 30 minutes here
     python benchmarks/paper.py --llm openai --model gpt-4o-mini   # also the one-agent ablation
     python benchmarks/paper.py --llm scripted --mistake-rate 0.25  # a scripted model's mistakes
@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
-from paper_methods import LOOP_MASKING, METHODS, ROOT, ppo, pure_code, rlgpt  # noqa: E402
+from paper_methods import LOOP_MASKING, METHODS, ROOT, die_with_parent, ppo, pure_code, rlgpt  # noqa: E402
 from paper_report import write_results  # noqa: E402
 
 from benchmarks.scripted_mistakes import MistakeRates  # noqa: E402
@@ -71,7 +71,7 @@ class Config:
 # long), where every step must be coded, so the critic and one-agent ablations are not run on
 # them (the offline author plans them whole at once); the masks ablation runs on the iron
 # pickaxe, pure PPO on neither (0.00 at 1M on both in the tech-tree benchmark). Sized to finish
-# in about 1.5 h on 2 cores, so that it can be rerun on the final code.
+# in about 2 h on 2 cores (113 min on 2026-12-03), so that it can be rerun on the final code.
 DEEP = ("make_iron_pickaxe", "collect_diamond")
 CORE = ["pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only", "one_agent"]
 MASKS = ["masks_recipes", "masks_off"]
@@ -196,7 +196,8 @@ def _child(
             "work": str(work), "tracking": tracking}  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, __file__, "--job", json.dumps(spec)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    # a stopped run leaves no job: the child dies with this process
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=die_with_parent)
     if proc.returncode != 0 or not path.exists():
         tail = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
         return {"error": tail[-1][:300]}

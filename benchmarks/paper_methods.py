@@ -9,8 +9,10 @@ evaluated on the same held-out episode seeds (rlgpt's own evaluation seeds).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -36,6 +38,14 @@ METHODS: dict[str, str] = {
 # The loop's variants, and the train.action_masking each runs with ("" keeps params.yaml's).
 LOOP_MASKING = {"rlgpt": "", "no_critic": "", "one_agent": "", "masks_recipes": "recipes",
                 "masks_off": "off"}  # fmt: skip
+
+
+def die_with_parent() -> None:
+    """In a job's child, before exec: SIGKILL when the process that started it dies, even by
+    SIGKILL (Linux's PR_SET_PDEATHSIG, as flows/server.py does for its server), so a stopped
+    benchmark leaves no `rlgpt run` behind to hold its run's lock."""
+    os.setsid()
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
 
 
 def _plan(task: str, world: str = "crafter") -> tuple[Any, list[tuple[str, int]], Any]:
@@ -164,7 +174,9 @@ def rlgpt(
             env[KEY_ENV] = "not-a-key"
         params["llm"] |= llm
         (out / "params.yaml").write_text(yaml.safe_dump(params))
-        proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, env=env)
+        proc = subprocess.run(
+            cmd, cwd=out, capture_output=True, text=True, env=env, preexec_fn=die_with_parent
+        )
     if model is not None:
         model.write_log(out / "scripted_mistakes.json")
     run_dir = out / "runs" / run_id

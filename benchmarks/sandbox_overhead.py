@@ -3,8 +3,10 @@ actions in the sandboxed worker (bubblewrap, and degraded) vs run in-process.
 
 The in-process baseline exists only here, to measure the price of the process boundary: it
 runs the reference skills (trusted code) through the worker's own logic without a process,
-inside the very same training (`rlgpt.rl.train.train`: MaskablePPO, the masks, its envs
-stepped in turn by DummyVecEnv), with only the pool of sandboxed workers swapped for it.
+inside the very same training (`rlgpt.rl.train.train`: MaskablePPO, the masks, its vec env),
+with only the pool of sandboxed workers swapped for it. Its calls never wait, so its envs step
+one after another; sandboxed, an env waiting for its worker lets the next env step its game
+(rlgpt/rl/interleave.py), which can put the workers on another core.
 Every PPO figure comes from fresh processes, alone and `--together N` at once (aggregate), with
 rlgpt's OpenMP settings; everything is measured in this one run. Ends with one JSON line.
 """

@@ -19,7 +19,7 @@ workers' CPU time is read from the OS:
   runtime         the coded-action runtime around each primitive step (MacroActionWrapper)
   round_trip      the host's side of each worker call: encoding, the pipe, decoding
   policy_forward  the policy's forward pass for each decision (rollouts)
-  rollout         the rest of collecting a rollout: SB3's loop and buffer, DummyVecEnv
+  rollout         the rest of collecting a rollout: SB3's loop and buffer, the vec env
   ppo_update      PPO's gradient epochs
   other           the rest of the training process's CPU time in learn() (unwrapped code)
   worker          CPU time of the sandboxed workers: decoding, the view's update, the coded
@@ -41,6 +41,7 @@ us}, ...}, "load_avg": ..., and with --against "<task>_<mode>_speedup"}.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -49,7 +50,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,21 @@ class Clock:
             stack = self._local.stack = []
         return stack
 
+    @contextlib.contextmanager
+    def _timed(self, label: str) -> Iterator[None]:
+        stack = self._stack
+        stack.append(0.0)
+        t0 = time.thread_time()
+        try:
+            yield
+        finally:
+            spent = time.thread_time() - t0
+            inner = stack.pop()
+            with self._lock:
+                self.total[label] = self.total.get(label, 0.0) + spent - inner
+            if stack:
+                stack[-1] += spent
+
     def wrap(self, owner: Any, attr: str, label: str) -> None:
         fn = getattr(owner, attr, None)
         if fn is None:  # a checkout without this method: the time falls to its caller
@@ -84,18 +100,28 @@ class Clock:
         clock = self
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            stack = clock._stack
-            stack.append(0.0)
-            t0 = time.thread_time()
-            try:
+            with clock._timed(label):
                 return fn(*args, **kwargs)
-            finally:
-                spent = time.thread_time() - t0
-                inner = stack.pop()
-                with clock._lock:
-                    clock.total[label] = clock.total.get(label, 0.0) + spent - inner
-                if stack:
-                    stack[-1] += spent
+
+        setattr(owner, attr, timed)
+
+    def wrap_waits(self, owner: Any, attr: str, label: str) -> None:
+        """Like wrap, for a generator that yields where it waits (rlgpt/sandbox/pipes.py,
+        Waits): each stretch between its resumptions is timed."""
+        fn = getattr(owner, attr, None)
+        if fn is None:
+            return
+        clock = self
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            steps, sent = fn(*args, **kwargs), None
+            while True:
+                with clock._timed(label):
+                    try:
+                        fd = steps.send(sent)
+                    except StopIteration as done:
+                        return done.value
+                sent = yield fd
 
         setattr(owner, attr, timed)
 
@@ -177,6 +203,13 @@ def _instrument(clock: Clock, workers_cpu: Callable[[str, Any], None]) -> None:
     ]  # fmt: skip
     for owner, attr, label in hooks:
         clock.wrap(owner, attr, label)
+    waits = [
+        (runtime.MacroActionWrapper, "step_waits", "runtime"),
+        (client.MacroWorker, "start_waits", "round_trip"),
+        (client.MacroWorker, "next_waits", "round_trip"),
+    ]  # fmt: skip
+    for owner, attr, label in waits:  # envs stepped in turns (rlgpt/rl/interleave.py)
+        clock.wrap_waits(owner, attr, label)
     for algo in (MaskablePPO, PPO):  # only what learn() does is the step path
         clock.window(algo, "learn")
     # the workers' CPU time between their start and their end (their start-up excluded)

@@ -112,7 +112,10 @@ class TrainParams(_Section):
         default=60_000, gt=0, le=1_000_000_000,
         description="Primitive env steps per iteration (macros included).",
     )  # fmt: skip
-    n_envs: int = Field(default=4, ge=1, description="Parallel envs in a DummyVecEnv.")
+    n_envs: int = Field(
+        default=4, ge=1,
+        description="Envs per training, stepped in turns in one process (rlgpt/rl/interleave.py).",
+    )  # fmt: skip
     torch_threads: int = Field(
         default=1, ge=1, description="torch.set_num_threads (1: several runs share the cores)."
     )

@@ -12,8 +12,9 @@ import numpy as np
 from rlgpt.config import Masking, SandboxParams
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.rewards import AchievementReward
+from rlgpt.sandbox.pipes import Waits, drive
 from rlgpt.sandbox.pool import MacroPool
-from rlgpt.skills.runtime import MacroActionWrapper
+from rlgpt.skills.runtime import MacroActionWrapper, Step
 from rlgpt.worlds import get_world
 
 
@@ -26,7 +27,12 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         return obs, {}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        obs, reward, term, trunc, info = self.env.step(action)
+        return drive(self.step_waits(action))
+
+    def step_waits(self, action: int) -> Waits[Step]:
+        """step(), yielding where the coded action's call waits (MacroActionWrapper.step_waits)."""
+        env: MacroActionWrapper = self.env  # type: ignore[assignment]
+        obs, reward, term, trunc, info = yield from env.step_waits(action)
         slim = {"primitive_steps": info["primitive_steps"], "success": info["success"]}
         return obs, float(reward), term, trunc, slim
 

@@ -24,6 +24,7 @@ from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.faults import maybe_crash
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
+from rlgpt.rl.interleave import InterleavedVecEnv
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.slots import training_slot
 
@@ -250,9 +251,9 @@ def _train(
         task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
         sandbox, params.action_masking,
     )  # fmt: skip
-    # envs step in turn: stepped in threads (to overlap the waits for workers) they only took
-    # turns at the GIL, 2-12% slower alone and two at once (docs/speed.md, envs in turn)
-    venv = DummyVecEnv(factories)
+    # envs step in turns: one steps its game while another's worker answers; threads only
+    # took turns at the GIL (docs/speed.md, envs in turns)
+    venv = InterleavedVecEnv(factories)
     masked = params.masked
     ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha, params.action_masking))
     try:

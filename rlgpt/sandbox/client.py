@@ -21,7 +21,15 @@ from rlgpt.messages import CodedAction
 from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
 from rlgpt.sandbox.limits import Limits
 from rlgpt.sandbox.patience import Patience
-from rlgpt.sandbox.pipes import PipeClosed, PipeTimeout, nonblocking, read_line, write_all
+from rlgpt.sandbox.pipes import (
+    PipeClosed,
+    PipeTimeout,
+    Waits,
+    drive,
+    nonblocking,
+    read_line,
+    write_all,
+)
 from rlgpt.sandbox.seccomp import filter_fd
 from rlgpt.textsafe import printable
 from rlgpt.worlds.base import SkillPackage
@@ -74,7 +82,7 @@ class MacroWorker:
         self, coded: list[CodedAction], skills: SkillPackage, timeout_s: float = 5.0,
         memory_mib: int = 1024, isolation: str = "bwrap", cpu_s: int | None = None,
         deadline: float | None = None, gate: bool = True, run_memory_mib: int = 0,
-        step_cpu_ms: float | None = None,
+        step_cpu_ms: float | None = None, loaded: bool = True,
     ) -> None:  # fmt: skip
         self.timeout_s = timeout_s
         self.deadline = deadline  # time.monotonic() past which no wait may go
@@ -112,34 +120,44 @@ class MacroWorker:
         self._cpu_mark: int | None = None  # CPU at its last reply (None: none yet, not measured)
         self._sent: dict[str, Any] = {}
         self._primitives = frozenset(skills.primitives)
-        reply = self._call(
-            {
-                "op": "load",
-                "api": skills.api,
-                "view": skills.view,
-                "primitives": list(skills.primitives),
-                "actions": {c.name: c.source for c in coded},
-                "gate": gate,
-            },
-            timeout_s=max(timeout_s, 30.0),
-        )
+        self.load_errors: dict[str, str] = {}
+        self._load = {"op": "load", "api": skills.api, "view": skills.view,
+                      "primitives": list(skills.primitives),
+                      "actions": {c.name: c.source for c in coded}, "gate": gate}  # fmt: skip
+        if loaded:
+            drive(self.load_waits())
+
+    def load_waits(self) -> Waits[None]:
+        """The worker's first request: load the coded actions (their errors: `load_errors`).
+        The constructor runs it unless `loaded=False`: then the caller does, e.g. the loads of
+        many workers in turns (rlgpt/sandbox/pool.py), so that they start up on every core at
+        once rather than one after another."""
+        reply = yield from self._call_waits(self._load, timeout_s=max(self.timeout_s, 30.0))
         errors = reply.get("errors", {})
         if not isinstance(errors, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in errors.items()
         ):
             raise self._fail("crash", "forged load reply (protocol broken)")
-        self.load_errors: dict[str, str] = {k: _text(v) for k, v in errors.items()}
+        self.load_errors = {k: _text(v) for k, v in errors.items()}
 
     def _fail(self, kind: str, message: str) -> MacroError:
         self.close()
         return MacroError(kind, message)
 
     def _call(self, msg: dict[str, Any], timeout_s: float | None = None) -> dict[str, Any]:
-        """Send one request; the reply object. Writing the request and reading the reply share
-        one total deadline (a worker that stops reading, or drips bytes, is cut off like a
+        return drive(self._call_waits(msg, timeout_s))
+
+    def _call_waits(
+        self, msg: dict[str, Any], timeout_s: float | None = None
+    ) -> Waits[dict[str, Any]]:  # fmt: skip
+        """Send one request; the reply object. Once the request is written, yields the reply
+        pipe's descriptor: the caller may step other envs until it is readable, then resumes
+        this (rlgpt/rl/interleave.py). Writing the request and reading the reply share one
+        total deadline (a worker that stops reading, or drips bytes, is cut off like a
         silent one), never later than `self.deadline`; when it passes, what the worker did
         decides (rlgpt/sandbox/patience.py): a loop that burned the limit in CPU or a worker
-        asleep or blocked is killed, a starved one is waited for. Any trouble with the reply's
+        asleep or blocked is killed, a starved one is waited for. A reply that came in time
+        is taken however late the caller comes back for it. Any trouble with the reply's
         bytes is a MacroError, never another exception."""
         if msg["op"] != "load":  # starting up costs CPU; after that, between calls, none
             self.check_idle()
@@ -148,9 +166,13 @@ class MacroWorker:
         end = start + limit if self.deadline is None else min(start + limit, self.deadline)
         pending = bytearray((json.dumps(msg) + "\n").encode())
         patience: Patience | None = None  # made at the first expiry only: none on the fast path
+        handed = False
         while True:
             try:
                 write_all(self._req_w, pending, end)
+                if not handed:
+                    handed = True
+                    yield self._rep_r
                 line = read_line(self._rep_r, self._buf, end, MAX_REPLY_BYTES)
                 break
             except PipeTimeout:
@@ -215,8 +237,8 @@ class MacroWorker:
                              f"steps, more than the {self.step_cpu_ms:g} ms allowed "
                              "(sandbox.step_cpu_ms); killed")  # fmt: skip
 
-    def _advance(self, msg: dict[str, Any]) -> str | None:
-        reply = self._call(msg)
+    def _advance(self, msg: dict[str, Any]) -> Waits[str | None]:
+        reply = yield from self._call_waits(msg)
         if "error" in reply:
             kind, message = reply["error"], reply.get("message", "")
             if not isinstance(kind, str) or kind not in WORKER_ERRORS:
@@ -239,17 +261,24 @@ class MacroWorker:
                 out[key] = self._sent[key] = state[key]
         return out
 
-    def start(self, name: str, state: dict[str, Any]) -> str | None:
+    def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
         """Start coded action `name`; its first primitive action, or None if it finished."""
-        return self._advance({"op": "start", "name": name, "state": self._delta(state)})
+        msg = {"op": "start", "name": name, "state": self._delta(state)}
+        return (yield from self._advance(msg))
+
+    def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
+        """The next primitive action of the running coded action, or None when done."""
+        return (yield from self._advance({"op": "next", "state": self._delta(state)}))
+
+    def start(self, name: str, state: dict[str, Any]) -> str | None:
+        return drive(self.start_waits(name, state))
 
     def next(self, state: dict[str, Any]) -> str | None:
-        """The next primitive action of the running coded action, or None when done."""
-        return self._advance({"op": "next", "state": self._delta(state)})
+        return drive(self.next_waits(state))
 
     def stop(self) -> None:
         """Close the running coded action (its `finally` runs now, under the time limit)."""
-        self._advance({"op": "stop"})
+        drive(self._advance({"op": "stop"}))
 
     @property
     def alive(self) -> bool:

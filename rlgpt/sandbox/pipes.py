@@ -13,6 +13,14 @@ from __future__ import annotations
 import os
 import select
 import time
+from collections.abc import Generator
+from typing import TypeVar
+
+T = TypeVar("T")
+# A call that can wait in turns: it yields the file descriptor it waits on (its worker's reply
+# pipe) once its request is written, and returns its result. The caller may do other work
+# before it resumes it; `drive` runs one to its end, waiting where it waits.
+Waits = Generator[int, None, T]
 
 
 class PipeTimeout(Exception):
@@ -76,3 +84,50 @@ def read_line(fd: int, buf: bytearray, deadline: float, cap: int) -> bytes:
         if not chunk:
             raise PipeClosed("the writer closed its end")
         buf += chunk
+
+
+def drive(steps: Waits[T]) -> T:
+    """Run `steps` to its end without doing anything else while it waits: its own read waits
+    (with its deadline) when it is resumed at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+# No reply readable for this long: the oldest waiting step resumes and waits in its own read,
+# which holds its deadline (rlgpt/sandbox/patience.py decides about a late or silent worker).
+POLL_S = 0.1
+
+
+def in_turns(steps: list[Waits[T]]) -> list[T]:
+    """Run each of `steps` to its end, each resumed when the descriptor it waits on is
+    readable (or, when none is for POLL_S, the one that has waited longest); their results, in
+    order. If one raises, the others are closed (GeneratorExit where they wait) and it goes up."""
+    results: list[T | None] = [None] * len(steps)
+    waiting: dict[int, tuple[int, Waits[T]]] = {}  # fd -> (index, its paused steps)
+
+    def resume(i: int, gen: Waits[T]) -> None:
+        try:
+            fd = next(gen)
+        except StopIteration as done:
+            results[i] = done.value
+        else:
+            waiting[fd] = (i, gen)
+
+    try:
+        for i, gen in enumerate(steps):
+            resume(i, gen)
+        while waiting:
+            poller = select.poll()
+            for fd in waiting:
+                poller.register(fd, select.POLLIN)
+            ready = [fd for fd, _ in poller.poll(POLL_S * 1000)] or [next(iter(waiting))]
+            for fd in ready:
+                resume(*waiting.pop(fd))
+    except BaseException:
+        for _, gen in waiting.values():
+            gen.close()
+        raise
+    return results  # type: ignore[return-value]

@@ -19,6 +19,7 @@ from typing import Any
 from rlgpt.errors import MacroError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.pipes import Waits, drive, in_turns
 from rlgpt.worlds.base import SkillPackage
 
 log = logging.getLogger(__name__)
@@ -45,18 +46,19 @@ class MacroPool:
         self._current: str | None = None
         self._swept = time.monotonic()
         self.restarts = 0
-        try:
+        try:  # every worker starts, then all load in turns: their start-ups share the cores
             for name in self._coded:
-                self._workers[name] = self._spawn(name)
+                self._workers[name] = self._spawn(name, loaded=False)
+            in_turns([w.load_waits() for w in self._workers.values()])
         except BaseException:
             self.close()
             raise
 
-    def _spawn(self, name: str) -> MacroWorker:
+    def _spawn(self, name: str, loaded: bool = True) -> MacroWorker:
         return MacroWorker(
             [self._coded[name]], self._skills, timeout_s=self._timeout_s,
             isolation=self._isolation, gate=self._gate, step_cpu_ms=self._step_cpu_ms,
-            run_memory_mib=self._run_memory_mib,
+            run_memory_mib=self._run_memory_mib, loaded=loaded,
         )  # fmt: skip
 
     def _restart(self, name: str) -> None:
@@ -83,7 +85,7 @@ class MacroPool:
                 except MacroError as exc:
                     self._retire(name, exc)
 
-    def _ask(self, name: str, op: str, state: dict[str, Any]) -> str | None:
+    def _ask(self, name: str, op: str, state: dict[str, Any]) -> Waits[str | None]:
         self._sweep_idle(name)
         if name in self._out:
             raise MacroError("cpu", self._out[name])
@@ -92,7 +94,9 @@ class MacroPool:
             if op == "stop":
                 worker.stop()
                 return None
-            return worker.start(name, state) if op == "start" else worker.next(state)
+            if op == "start":
+                return (yield from worker.start_waits(name, state))
+            return (yield from worker.next_waits(state))
         except MacroError as exc:
             if exc.kind == "cpu":
                 self._retire(name, exc)
@@ -100,18 +104,25 @@ class MacroPool:
                 self._restart(name)
             raise
 
-    def start(self, name: str, state: dict[str, Any]) -> str | None:
+    def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
+        """start(), yielding the reply pipe it waits on (rlgpt/sandbox/pipes.py, Waits)."""
         self._current = name
-        return self._ask(name, "start", state)
+        return (yield from self._ask(name, "start", state))
 
-    def next(self, state: dict[str, Any]) -> str | None:
+    def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
         if self._current is None:
             raise MacroError("crash", "no coded action is running")
-        return self._ask(self._current, "next", state)
+        return (yield from self._ask(self._current, "next", state))
+
+    def start(self, name: str, state: dict[str, Any]) -> str | None:
+        return drive(self.start_waits(name, state))
+
+    def next(self, state: dict[str, Any]) -> str | None:
+        return drive(self.next_waits(state))
 
     def stop(self) -> None:
         if self._current is not None:
-            self._ask(self._current, "stop", {})
+            drive(self._ask(self._current, "stop", {}))
 
     def close(self) -> None:
         for worker in self._workers.values():

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 import gymnasium as gym
 import numpy as np
 
 from rlgpt.errors import MacroError
+from rlgpt.sandbox.pipes import Waits, drive
 from rlgpt.worlds.base import MaskRule, WorldEnv
 
 log = logging.getLogger(__name__)
 # A hang or a dead worker costs a restart (and the wait): such an action is disabled sooner.
 COSTLY = frozenset({"timeout", "crash"})
+Step: TypeAlias = tuple[np.ndarray, float, bool, bool, dict[str, Any]]  # what step() returns
 
 
 def items(inventory: dict[str, int], vitals: frozenset[str]) -> dict[str, int]:
@@ -25,7 +27,9 @@ def items(inventory: dict[str, int], vitals: frozenset[str]) -> dict[str, int]:
 
 
 class MacroRunner(Protocol):
-    """Runs coded actions somewhere else (a sandboxed worker); yields primitive names."""
+    """Runs coded actions somewhere else (a sandboxed worker); yields primitive names. A runner
+    that also has `start_waits(name, state)` and `next_waits(state)` (rlgpt/sandbox/pool.py)
+    lets the env's step wait in turns with other envs' (`step_waits`)."""
 
     def start(self, name: str, state: dict[str, Any]) -> str | None: ...
 
@@ -103,6 +107,11 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         return obs, {**info, "primitive_steps": 0}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        return drive(self.step_waits(action))
+
+    def step_waits(self, action: int) -> Waits[Step]:
+        """step(), yielding the worker's reply pipe each time a coded action's call waits on
+        it (rlgpt/rl/interleave.py steps other envs meanwhile)."""
         action = int(action)
         if action < self._n_prim:
             obs, reward, term, trunc, info = self.env.step(
@@ -111,7 +120,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             self._info = info
             out = {**info, "primitive_steps": 1, "macro": None}
             return obs, float(reward), term, trunc, out
-        return self._run_macro(self.names[action - self._n_prim])
+        return (yield from self._run_macro(self.names[action - self._n_prim]))
 
     def action_name(self, action: int) -> tuple[str, bool]:
         """The name of an action of this space, and whether it is a coded action."""
@@ -127,7 +136,15 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         return (name in self.banned or self.errors[name] >= self.max_errors
                 or self.hangs[name] >= self.max_hangs)  # fmt: skip
 
-    def _call(self, name: str, state: dict[str, Any], op: str) -> tuple[str | None, str]:
+    def _ask(self, name: str, state: dict[str, Any], op: str) -> Waits[str | None]:
+        runner = self.runner
+        if op == "start":
+            waits = getattr(runner, "start_waits", None)
+            return (yield from waits(name, state)) if waits else runner.start(name, state)
+        waits = getattr(runner, "next_waits", None)
+        return (yield from waits(state)) if waits else runner.next(state)
+
+    def _call(self, name: str, state: dict[str, Any], op: str) -> Waits[tuple[str | None, str]]:
         """The runner's next primitive (None: done) and the kind of the error, if one. `op`:
         start, next, or stop (close a call cut short, so its `finally` runs now)."""
         if self.disabled(name):
@@ -136,7 +153,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             if op == "stop":
                 self.runner.stop()
                 return None, ""
-            prim = self.runner.start(name, state) if op == "start" else self.runner.next(state)
+            prim = yield from self._ask(name, state, op)
         except MacroError as exc:
             self.errors[name] += 1
             self.hangs[name] += exc.kind in COSTLY
@@ -157,13 +174,13 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         finally:
             super().close()
 
-    def _run_macro(self, name: str) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def _run_macro(self, name: str) -> Waits[Step]:
         before = self._info
         total, steps = 0.0, 0
         term = trunc = False
         obs: np.ndarray | None = None
         env = self.world_env
-        prim, error = self._call(name, env.view_state(before, True), "start")
+        prim, error = yield from self._call(name, env.view_state(before, True), "start")
         finished = prim is None  # a call always costs one game tick, or a policy could stall
         info = before
         # Only the call's last observation reaches the policy: a world env that can (it has
@@ -182,7 +199,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
                 steps += 1
                 if finished or term or trunc or steps >= self.step_budget:
                     break
-                prim, error = self._call(name, env.view_state(info), "next")
+                prim, error = yield from self._call(name, env.view_state(info), "next")
                 if error:
                     break
         finally:
@@ -191,7 +208,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         if lazy:
             obs = env.last_obs  # type: ignore[attr-defined]
         if prim is not None and not error:  # cut short by its budget or the episode's end
-            _, error = self._call(name, {}, "stop")
+            _, error = yield from self._call(name, {}, "stop")
         self._info = info
         assert obs is not None
         unchanged = (

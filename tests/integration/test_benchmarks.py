@@ -122,3 +122,39 @@ def test_tech_tree_scores_the_skills_on_full_craftax(tmp_path):
     assert {"collect_wood", "place_table", "collect_iron", "place_furnace"} <= set(got)
     assert row["score"] == round(100 * sum(weights[a] for a in got) / sum(weights.values()), 2)
     assert out["distinct_achievements"] == {"script": len(got)}
+
+
+def test_a_benchmark_job_s_child_dies_with_the_job(tmp_path):
+    """A job killed outright (SIGKILL: no handler runs) takes the `rlgpt run` it started with
+    it, so no orphan goes on holding the run's lock (benchmarks/paper_methods.py)."""
+    import os
+    import signal
+    import time
+
+    pidfile = tmp_path / "child.pid"
+    child_code = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
+    child_code += "time.sleep(120)"
+    job = tmp_path / "job.py"
+    job.write_text(
+        "import subprocess, sys\n"
+        f"sys.path.insert(0, {str(REPO / 'benchmarks')!r})\n"
+        "from paper_methods import die_with_parent\n"
+        f"subprocess.run([sys.executable, '-c', {child_code!r}], preexec_fn=die_with_parent)\n"
+    )
+    parent = subprocess.Popen([sys.executable, str(job)])
+    deadline = time.monotonic() + 60
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    child = int(pidfile.read_text())
+    os.kill(child, 0)  # alive while its job runs
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError("the job's child outlived it")
