@@ -31,6 +31,7 @@ from rlgpt.sandbox.pipes import (
     write_all,
 )
 from rlgpt.sandbox.seccomp import filter_fd
+from rlgpt.sandbox.wire import Replies, encode
 from rlgpt.textsafe import printable
 from rlgpt.worlds.base import SkillPackage
 
@@ -96,6 +97,7 @@ class MacroWorker:
         req_r, self._req_w = os.pipe()
         self._rep_r, rep_w = os.pipe()
         nonblocking(self._req_w)  # a worker that stops reading cannot hold a write
+        nonblocking(self._rep_r)  # a reply already there is read without a poll first
         fds = [req_r, rep_w]
         if isolation == "degraded":
             cmd, env = degraded_command(), dict(CLEAN_ENV, PATH="/usr/bin:/bin")
@@ -120,6 +122,7 @@ class MacroWorker:
         self._cpu_mark: int | None = None  # CPU at its last reply (None: none yet, not measured)
         self._sent: dict[str, Any] = {}
         self._primitives = frozenset(skills.primitives)
+        self._replies = Replies(self._primitives)
         self.load_errors: dict[str, str] = {}
         self._load = {"op": "load", "api": skills.api, "view": skills.view,
                       "primitives": list(skills.primitives),
@@ -164,7 +167,7 @@ class MacroWorker:
         limit = timeout_s if timeout_s is not None else self.timeout_s
         start = time.monotonic()
         end = start + limit if self.deadline is None else min(start + limit, self.deadline)
-        pending = bytearray((json.dumps(msg) + "\n").encode())
+        pending = bytearray(encode(msg))
         patience: Patience | None = None  # made at the first expiry only: none on the fast path
         handed = False
         while True:
@@ -192,7 +195,7 @@ class MacroWorker:
                 raise self._fail("crash", "the sandboxed worker died") from None
         self._count_cpu(msg["op"])
         try:
-            reply = json.loads(line)
+            reply = self._replies.parse(line)
         except Exception as exc:  # noqa: BLE001 - ValueError, RecursionError, MemoryError, ...
             raise self._fail("crash", f"unparsable reply: {type(exc).__name__}") from None
         if not isinstance(reply, dict):

@@ -65,8 +65,10 @@ def write_all(fd: int, data: bytes | bytearray, deadline: float) -> None:
 
 
 def read_line(fd: int, buf: bytearray, deadline: float, cap: int) -> bytes:
-    """One line (without its newline) from `fd`, by `deadline`, at most `cap` bytes; what
-    follows it stays in `buf` for the next call."""
+    """One line (without its newline) from non-blocking `fd`, by `deadline`, at most `cap`
+    bytes; what follows it stays in `buf` for the next call. It reads before it waits: a
+    reply that is already there (the usual case once the envs wait in turns,
+    rlgpt/rl/interleave.py) costs one read and no poll."""
     while True:
         end = buf.find(b"\n")
         if end >= 0:
@@ -75,15 +77,17 @@ def read_line(fd: int, buf: bytearray, deadline: float, cap: int) -> bytes:
             return line
         if len(buf) > cap:
             raise ValueError("line longer than the cap")
-        if not _wait(fd, select.POLLIN, deadline):
-            raise PipeTimeout("no complete line in time")
         try:
             chunk = os.read(fd, 65_536)
         except BlockingIOError:
+            if not _wait(fd, select.POLLIN, deadline):
+                raise PipeTimeout("no complete line in time") from None
             continue
         if not chunk:
             raise PipeClosed("the writer closed its end")
         buf += chunk
+        if b"\n" not in chunk and time.monotonic() > deadline:  # a drip that is never idle
+            raise PipeTimeout("no complete line in time")
 
 
 def drive(steps: Waits[T]) -> T:

@@ -34,12 +34,13 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from types import GeneratorType, MappingProxyType
 from typing import Any
 
 from rlgpt.sandbox.driven import SkillCalls, add_yield_from
 from rlgpt.sandbox.sealed import member, seal, seal_api, view_proxy
+from rlgpt.sandbox.wire import Replies
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "frozenset", "int",
@@ -131,6 +132,11 @@ class _Worker:
         self._gen: Generator[Any, None, Any] | None = None
         self._view: Any = None
         self._primitives: frozenset[str] = frozenset()
+
+    @property
+    def primitives(self) -> frozenset[str]:
+        """The game's primitive action names, as the host's load named them."""
+        return self._primitives
 
     def _namespace(
         self, gated: bool, view: Any, calls: SkillCalls
@@ -257,6 +263,30 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300] + where
 
 
+def _requests(rfd: int) -> Iterator[Any]:
+    """The host's requests, one JSON line each, read straight from the pipe (no text layer:
+    the wire is ASCII, rlgpt/sandbox/wire.py)."""
+    buf = bytearray()
+    while True:
+        end = buf.find(b"\n")
+        while end < 0:
+            chunk = os.read(rfd, 65_536)
+            if not chunk:
+                return
+            start = len(buf)
+            buf += chunk
+            end = buf.find(b"\n", start)
+        line = bytes(buf[:end])
+        del buf[: end + 1]
+        yield json.loads(line)
+
+
+def _write(wfd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(wfd, view) :]
+
+
 def main() -> None:
     rfd, wfd = int(sys.argv[1]), int(sys.argv[2])
     for name in PRELOADED:  # everything a coded action may import, before privileges go
@@ -264,13 +294,14 @@ def main() -> None:
     worker = _Worker()
     drop_privileges()
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - code may print; the pipe stays clean
-    reader = os.fdopen(rfd, "r", encoding="utf-8")
-    writer = os.fdopen(wfd, "w", encoding="utf-8")
-    for line in reader:
-        msg = json.loads(line)
-        reply = worker.load(msg) if msg["op"] == "load" else worker.advance(msg)
-        writer.write(json.dumps(reply) + "\n")
-        writer.flush()
+    replies = Replies(())
+    for msg in _requests(rfd):
+        if msg["op"] == "load":
+            reply = worker.load(msg)
+            replies = Replies(worker.primitives)
+        else:
+            reply = worker.advance(msg)
+        _write(wfd, replies.line(reply))
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ def test_a_closed_reader_is_reported_not_raised_raw(pipe):
 
 def test_read_line_keeps_the_rest_and_ends_at_its_total_deadline(pipe):
     r, w = pipe
+    nonblocking(r)  # as the host's end of a reply pipe
     os.write(w, b'{"a": 1}\n{"b"')
     buf = bytearray()
     assert read_line(r, buf, time.monotonic() + 1, 1000) == b'{"a": 1}'
@@ -106,3 +107,15 @@ def test_read_line_keeps_the_rest_and_ends_at_its_total_deadline(pipe):
     with pytest.raises(ValueError):
         os.write(w, b"x" * 2000)
         read_line(r, buf, time.monotonic() + 1, 1000)
+
+
+def test_a_line_already_there_is_read_without_waiting(pipe, monkeypatch):
+    r, w = pipe
+    nonblocking(r)
+    os.write(w, b'{"action": "do"}\n')
+
+    def no_poll() -> None:
+        raise AssertionError("polled although the line was there")
+
+    monkeypatch.setattr("rlgpt.sandbox.pipes.select.poll", no_poll)
+    assert read_line(r, bytearray(), time.monotonic() + 1, 1000) == b'{"action": "do"}'
