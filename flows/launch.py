@@ -154,8 +154,12 @@ def launch(ctx: RunContext, metrics_out: str | None) -> int:
     offline_env()
     from flows.server import RunServer
 
-    RunServer(root / ".prefect-server.log")  # stopped at exit, after Prefect's own handlers
+    # stopped at exit, after Prefect's own handlers; the flow's imports (Prefect, MLflow,
+    # torch: seconds) run while it starts
+    server = RunServer(root / ".prefect-server.log", wait=False)
     from flows.rlgpt_flow import rlgpt_run
+
+    server.wait()
 
     llm = params.llm
     where = f" at {llm.base_url}" if llm.backend == "openai" and llm.base_url else ""
