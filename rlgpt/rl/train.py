@@ -200,9 +200,16 @@ class Checkpoints:
         return int(meta["samples"]) if meta.get("key") == self.key else None
 
 
-def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str, masked: bool) -> Policy:
+def _new_model(
+    cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str, masked: bool, fused_adam: bool
+) -> Policy:  # fmt: skip
+    """A fresh PPO (or MaskablePPO). Its optimizer is SB3's own (Adam, eps 1e-5), fused into one
+    kernel per step with `fused_adam`; a saved policy keeps the kind it was made with."""
     ppo = cfg.ppo
     algo: type[PPO] | type[MaskablePPO] = MaskablePPO if masked else PPO
+    kwargs: dict[str, object] = {"net_arch": list(ppo.net_arch)}
+    if fused_adam:  # SB3's own Adam settings (eps 1e-5), fused
+        kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}
     return algo(
         "CnnPolicy" if cfg.observation == "image" else "MlpPolicy",
         venv,
@@ -214,7 +221,7 @@ def _new_model(cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str, masked:
         gae_lambda=ppo.gae_lambda,
         ent_coef=ppo.ent_coef,
         clip_range=ppo.clip_range,
-        policy_kwargs={"net_arch": list(ppo.net_arch)},
+        policy_kwargs=kwargs,
         seed=seed,
         device=device,
         verbose=0,
@@ -266,7 +273,7 @@ def _train(
             model = load_policy(init, venv, params.device)
             model.set_random_seed(seed)
         else:
-            model = _new_model(cfg, venv, seed, params.device, masked)
+            model = _new_model(cfg, venv, seed, params.device, masked, params.fused_adam)
         # SB3's own scalars (losses, entropy, explained variance, ...): train/sb3/progress.csv,
         # which tasks/tracking.py forwards to MLflow
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -137,3 +138,23 @@ def test_set_overrides_nested_values_and_keeps_the_rest_of_the_file(tmp_path):
 def test_a_malformed_set_says_the_form(item):
     with pytest.raises(UserError, match="--set"):
         parse_sets([item])
+
+
+def test_a_run_recorded_before_fused_adam_existed_trains_as_it_was_made(tmp_path):
+    """read_run_params (resume, reproduce): a recorded run without train.fused_adam was trained
+    unfused and goes on so; one that records it keeps its value; a user's params file without
+    it gets the default."""
+    from rlgpt.config import read_run_params
+
+    recorded = json.loads(Params().model_dump_json())
+    assert recorded["train"]["fused_adam"] is True
+    del recorded["train"]["fused_adam"]
+    old = tmp_path / "old.yaml"
+    old.write_text(json.dumps(recorded))
+    assert read_run_params(old).train.fused_adam is False
+    new = tmp_path / "new.yaml"
+    new.write_text(Params().model_dump_json())
+    assert read_run_params(new).train.fused_adam is True
+    user = tmp_path / "params.yaml"
+    user.write_text("train:\n  sample_budget: 1000\n")
+    assert load_params(user).train.fused_adam is True

@@ -22,6 +22,38 @@ def test_tiny_run_writes_a_loadable_policy(tiny_run):
     assert samples == sorted(samples) and all(0 < s <= result.samples for s in samples)
 
 
+def test_the_tiny_run_steps_a_fused_adam_which_its_saved_policy_keeps(tiny_run):
+    """train.fused_adam (default): SB3's own Adam settings, fused into one kernel per step; a
+    loaded policy (resume, warm start) goes on with the kind it was made with."""
+    model = load_policy(tiny_run["result"].checkpoint)
+    adam = model.policy.optimizer
+    assert type(adam).__name__ == "Adam"
+    assert adam.defaults["fused"] is True and adam.defaults["eps"] == 1e-5
+    assert adam.state, "the saved optimizer state came back with it"
+
+
+def test_fused_and_unfused_adam_take_the_same_steps_up_to_rounding():
+    """The same algorithm: after many steps the two agree to float rounding, and they are
+    not bit for bit the same (which is why it is an option, docs/speed.md)."""
+    import torch
+
+    runs = []
+    for fused in (False, True):
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(300, 64), torch.nn.Tanh(), torch.nn.Linear(64, 8))
+        opt = torch.optim.Adam(net.parameters(), lr=5e-4, eps=1e-5, fused=fused)
+        data = torch.Generator().manual_seed(1)
+        for _ in range(200):
+            x = (torch.rand(64, 300, generator=data) < 0.05).float()
+            loss = net(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        runs.append(torch.cat([p.detach().flatten() for p in net.parameters()]))
+    assert torch.allclose(runs[0], runs[1], rtol=1e-4, atol=1e-5)
+    assert not torch.equal(runs[0], runs[1])
+
+
 def test_tiny_run_spends_its_budget_in_primitive_steps(tiny_run):
     result = tiny_run["result"]
     budget = tiny_run["cfg"].sample_budget
