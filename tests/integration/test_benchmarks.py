@@ -33,6 +33,14 @@ def test_env_throughput_reports_both_rates_and_their_ratio():
     assert _ratio_agrees(out["ratio"], out["fast_steps_per_s"], out["stock_steps_per_s"], 0.1)
 
 
+def test_wakeups_times_each_way_of_waiting_for_the_other_process():
+    out = _last_json(["benchmarks/wakeups.py", "--n", "300"])
+    assert {"both_sleep", "both_sleep_one_core"} <= set(out) and "guest_halt_poll_ns" in out
+    for way, figures in out.items():
+        if way != "guest_halt_poll_ns":
+            assert figures["wall_us"] > 0 and 0 <= figures["host_cpu_us"] <= 10 * figures["wall_us"]
+
+
 @pytest.mark.slow  # 30 s: two trainings, the baseline's on stock crafter (make test-slow)
 def test_ppo_throughput_reports_rates_ratio_and_memory():
     out = _last_json(

@@ -10,14 +10,29 @@ import pytest
 from flows import server
 
 
-def test_a_port_taken_meanwhile_gets_another_and_prefect_follows_it(tmp_path, monkeypatch):
+@pytest.fixture
+def own_server_env(tmp_path, monkeypatch):
+    """A Prefect home of the test's own and no API URL; afterwards the environment (which
+    RunServer writes the URL into) and an imported Prefect's settings are as they were, so no
+    later test talks to this test's stopped server."""
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / ".prefect"))
+    monkeypatch.setenv("PREFECT_API_URL", "")  # records what was there, for the undo
+    monkeypatch.delenv("PREFECT_API_URL")
+    yield
+    monkeypatch.undo()
+    import prefect.context
+
+    prefect.context.refresh_global_settings_context()
+
+
+def test_a_port_taken_meanwhile_gets_another_and_prefect_follows_it(
+    tmp_path, monkeypatch, own_server_env
+):
     """The first port is taken before the server binds it (another process won the race):
     the server starts again on another, and the API URL (in the environment and in the
     settings of an already imported Prefect) is the second one."""
     import prefect.settings
 
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / ".prefect"))
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
@@ -39,9 +54,9 @@ def test_a_port_taken_meanwhile_gets_another_and_prefect_follows_it(tmp_path, mo
 
 
 @pytest.mark.slow
-def test_a_server_that_cannot_start_is_one_error_naming_its_log(tmp_path, monkeypatch):
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / ".prefect"))
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+def test_a_server_that_cannot_start_is_one_error_naming_its_log(
+    tmp_path, monkeypatch, own_server_env
+):
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
