@@ -44,6 +44,7 @@ def _round_trips(n: int, host_spins: bool, worker_spins: bool, cpu: int | None) 
         while _read(req_r, worker_spins) != b"q":
             os.write(rep_w, b"r")
         os._exit(0)
+    allowed = os.sched_getaffinity(0)
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
     os.set_blocking(rep_r, not host_spins)
@@ -59,6 +60,7 @@ def _round_trips(n: int, host_spins: bool, worker_spins: bool, cpu: int | None) 
     finally:
         os.write(req_w, b"q")
         os.waitpid(pid, 0)
+        os.sched_setaffinity(0, allowed)  # the next way runs on every core again
         for fd in (req_r, req_w, rep_r, rep_w):
             os.close(fd)
     return {"wall_us": round(wall / n * 1e6, 1), "host_cpu_us": round(cpu_s / n * 1e6, 1)}

@@ -146,10 +146,15 @@ def test_a_sleeping_worker_is_killed_soon_after_its_limit(make_worker, coded_act
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity")
 def test_a_correct_action_validated_on_a_busy_cpu_is_not_too_slow():
-    """Four busy loops share one CPU with the validation (host and worker, pinned there): it
+    """Eight busy loops share one CPU with the validation (host and worker, pinned there): it
     takes more wall time than `sandbox.timeout_s`, but the time it sat in the run queue is
     the machine's, not the action's (rlgpt/sandbox/validate.py, Budget). Each child pins
-    itself (no fork-time hook in this process, which may hold JAX's threads)."""
+    itself (no fork-time hook in this process, which may hold JAX's threads).
+
+    The limit is three times what the validation takes alone on that CPU (measured first, best
+    of two), so a fast machine is tested too; eight loops slow its wall time about ninefold,
+    well past it. The time charged is not exactly the time alone: a CPU shared nine ways also costs the
+    action cache misses and context switches (1.6x alone was read in CI with four loops)."""
     cpu = min(os.sched_getaffinity(0))
     once = [sys.executable, str(REPO / "tests/support/validate_once.py")]
 
@@ -158,17 +163,16 @@ def test_a_correct_action_validated_on_a_busy_cpu_is_not_too_slow():
                               timeout=120)  # fmt: skip
         return json.loads(proc.stdout.strip().splitlines()[-1])
 
-    # the limit: half again what it takes on this CPU alone, so a fast machine is tested too
-    alone = validate(60.0, str(cpu))
-    assert alone["ok"], alone["message"]
-    limit = 1.5 * alone["wall"]
+    runs = [validate(60.0, str(cpu)) for _ in range(2)]  # the first may meet cold caches
+    assert all(r["ok"] for r in runs), runs
+    limit = 3.0 * min(r["wall"] for r in runs)
     loop = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
-    spin = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(4)]
+    spin = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(8)]
     try:
         out = validate(limit, str(cpu))
     finally:
         for p in spin:
             p.kill()
             p.wait()
-    assert out["wall"] > limit, "the busy CPU slowed it past its limit (else nothing is shown)"
+    assert out["wall"] > limit, f"the busy CPU did not slow it past {limit:.2f} s: {out}"
     assert out["ok"], out["message"]
