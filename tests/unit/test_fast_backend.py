@@ -37,6 +37,20 @@ def _compare(stock: crafter.Env, fast: FastCrafter, s_out, f_out, where: str) ->
     assert (s_rew, s_done) == (f_rew, f_done), where
     assert tuple(s_info["player_pos"]) == tuple(f_info["player_pos"]), where
     assert stock._world.daylight == fast._world.daylight, where
+    assert _objects(stock) == _objects(fast), where
+    s_rng, f_rng = stock._world.random.get_state(), fast._world.random.get_state()
+    assert s_rng[2:] == f_rng[2:] and np.array_equal(s_rng[1], f_rng[1]), where
+
+
+def _objects(env: crafter.Env) -> list[tuple]:
+    """Every object in the world's order: its kind, cell, position's dtype and counters (a
+    zombie's cooldown, a skeleton's reload, a plant's growth, an arrow's facing)."""
+    return [
+        (type(o).__name__, tuple(int(v) for v in o.pos), o.pos.dtype.str, o.health,
+         getattr(o, "cooldown", None), getattr(o, "reload", None), getattr(o, "grown", None),
+         tuple(int(v) for v in getattr(o, "facing", ())), getattr(o, "sleeping", None))
+        for o in env._world.objects
+    ]  # fmt: skip
 
 
 def test_worlds_are_identical_at_reset():

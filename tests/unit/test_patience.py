@@ -153,8 +153,9 @@ def test_a_correct_action_validated_on_a_busy_cpu_is_not_too_slow():
 
     The limit is three times what the validation takes alone on that CPU (measured first, best
     of two), so a fast machine is tested too; eight loops slow its wall time about ninefold,
-    well past it. The time charged is not exactly the time alone: a CPU shared nine ways also costs the
-    action cache misses and context switches (1.6x alone was read in CI with four loops)."""
+    well past it. The time charged is not exactly the time alone: a CPU shared nine ways also
+    costs the action cache misses and context switches (1.6x alone was read in CI with four
+    loops)."""
     cpu = min(os.sched_getaffinity(0))
     once = [sys.executable, str(REPO / "tests/support/validate_once.py")]
 

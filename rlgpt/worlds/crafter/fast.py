@@ -6,17 +6,21 @@ What changes is only how things are computed, never what:
   world's random stream exactly where crafter does;
 - the image is not rendered unless asked for; at night crafter's render draws noise from the
   world's random stream, so the same number of numbers is drawn (and thrown away) instead;
-- the per-step object-distance test reads every object's position from the object map at once
-  (as Python integers, not small numpy arrays), and the full semantic map is computed on
-  demand, not on every step;
-- balancing the chunks (every 10 steps) counts each chunk's grass and path cells from one
-  cumulative sum per material, sorts a chunk's creatures of a kind only when one is despawned,
-  and draws the same numbers in the same order;
+- the per-step reach test reads every object's position from the object map at once and
+  decides who is within reach in one numpy expression, and the full semantic map is computed
+  on demand, not on every step;
+- the grid and the creatures (cows, zombies, skeletons, plants) and the player's own update
+  run on Python integers (creatures.py: `FastWorld`, `UPDATES`), with every draw where crafter
+  takes it;
+- balancing the chunks (every 10 steps) counts every chunk's grass and path cells at once,
+  skips a rule whose count is within its range (crafter draws nothing there), sorts a chunk's
+  creatures of a kind only when one is despawned, and draws the same numbers in the same order;
 - which creature a chunk despawns is drawn uniformly as in crafter, but from the creatures in a
   stable order (their index in the world) instead of the order of a Python set of objects, which
   depends on memory addresses and makes stock crafter itself irreproducible.
 
-tests/unit/test_fast_backend.py checks step-by-step equality with stock crafter.
+tests/unit/test_fast_backend.py checks step-by-step equality with stock crafter (the map, the
+player, every object and the random stream).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import crafter
 import numpy as np
 from crafter import constants, objects
 
+from rlgpt.worlds.crafter.creatures import UPDATES, FastWorld
 from rlgpt.worlds.crafter.worldgen import generate_world
 
 
@@ -38,6 +43,7 @@ class FastCrafter(crafter.Env):
 
     def __init__(self, render_image: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        FastWorld.adopt(self._world)
         self._render_image = render_image
         self._blank = np.zeros((*self._size, 3), np.uint8)
         self._reach = int(2 * max(self._view))
@@ -109,8 +115,9 @@ class FastCrafter(crafter.Env):
         """crafter's loop: each object (in the world's order) within reach of the player
         updates. Every object's position is read from the object map once, before the loop: an
         object moves only in its own update (crafter's objects move themselves alone), so each
-        is where the map said when its turn comes; the player's own position is read again
-        after it moves."""
+        is where the map said when its turn comes. Who is within reach is decided for all at
+        once, from the player's position before its own update for the objects before it, and
+        after it for those after it. Creatures update on integers (creatures.py)."""
         world = self._world
         objs = world.objects
         cells = np.flatnonzero(world._obj_map)  # x-major, as the map is laid out
@@ -119,28 +126,39 @@ class FastCrafter(crafter.Env):
             for obj in objs:
                 p, o = player.pos, obj.pos
                 if abs(int(o[0]) - int(p[0])) + abs(int(o[1]) - int(p[1])) < self._reach:
-                    obj.update()
+                    _update(obj)
             return
         h = int(world.area[1])
         cells = cells[np.argsort(index, kind="stable")]  # the world's order: by index
-        px, py = player.pos.tolist()
-        reach = self._reach
-        for obj, ox, oy in zip(objs, (cells // h).tolist(), (cells % h).tolist(), strict=True):
-            if abs(ox - px) + abs(oy - py) < reach:
-                obj.update()
-                if obj is player:
-                    px, py = player.pos.tolist()
+        xs, ys = np.divmod(cells, h)
+        # the player comes first (it is added first), but any place in the order is kept
+        me = 0 if objs[0] is player else next(
+            (i for i, obj in enumerate(objs) if obj is player), len(objs)
+        )  # fmt: skip
+        for lo, hi in ((0, me), (me, me + 1), (me + 1, len(objs))):
+            if hi - lo == 1 and lo == me:
+                _update(player)  # within its own reach (distance 0)
+                continue
+            if lo >= hi:
+                continue
+            px, py = player.pos.tolist()
+            near = np.abs(xs[lo:hi] - px) + np.abs(ys[lo:hi] - py) < self._reach
+            for i in np.flatnonzero(near).tolist():
+                _update(objs[lo + i])
 
     def _balance_chunks(self) -> None:
         """crafter's `_balance_chunk` for every chunk, in its order, with the same draws:
         zombies and cows on grass, skeletons on paths. A chunk's grass and path cells are
-        counted from one cumulative sum per material (spawning and despawning move no
-        material), and its creatures are sorted only when one is despawned."""
+        counted for every chunk at once (spawning and despawning move no material), a rule
+        whose count is within its range draws nothing (as in crafter) and is skipped, and a
+        chunk's creatures are sorted only when one is despawned."""
         world = self._world
         ids = world._mat_ids
-        grass = _area_counts(world._mat_map == ids["grass"])
-        path = _area_counts(world._mat_map == ids["path"])
+        mats = world._mat_map
+        grass = self._chunk_counts(mats == ids["grass"])
+        path = self._chunk_counts(mats == ids["path"])
         light = world.daylight
+        csx, csy = world._chunk_size
         for chunk, objs in world.chunks.items():
             zombies, skeletons, cows = [], [], []
             for obj in objs:
@@ -150,7 +168,8 @@ class FastCrafter(crafter.Env):
                     skeletons.append(obj)
                 elif isinstance(obj, objects.Cow):
                     cows.append(obj)
-            on_grass, on_path = _count(grass, chunk), _count(path, chunk)
+            cx, cy = int(chunk[0]) // csx, int(chunk[2]) // csy
+            on_grass, on_path = grass[cx][cy], path[cx][cy]
             rules = (
                 (zombies, "grass", 6, 0, 0.3, 0.4, self._zombie,
                  0 if on_grass < 50 else 3.5 - 3 * light, 3.5 - 3 * light),
@@ -160,8 +179,17 @@ class FastCrafter(crafter.Env):
                  0 if on_grass < 30 else 1, 1.5 + light),
             )  # fmt: skip
             for creatures, material, span, despan, p_spawn, p_despawn, ctor, low, high in rules:
+                if int(low) <= len(creatures) <= int(high):
+                    continue  # neither rule's count holds: crafter draws nothing
                 spawn_or_despawn(self, chunk, creatures, material, span, despan, p_spawn,
                                  p_despawn, ctor, low, high)  # fmt: skip
+
+    def _chunk_counts(self, mask: np.ndarray) -> list[list[int]]:
+        """True cells of `mask` per chunk: out[x // chunk width][y // chunk height]."""
+        csx, csy = self._world._chunk_size
+        xs, ys = np.arange(0, mask.shape[0], csx), np.arange(0, mask.shape[1], csy)
+        per_row = np.add.reduceat(mask.astype(np.int64), xs, axis=0)
+        return np.add.reduceat(per_row, ys, axis=1).tolist()
 
     def _zombie(self, pos: Any) -> Any:
         return objects.Zombie(self._world, pos, self._player)
@@ -181,17 +209,13 @@ class FastCrafter(crafter.Env):
                        despawn_prob, ctor, target_fn)  # fmt: skip
 
 
-def _area_counts(mask: np.ndarray) -> list[list[int]]:
-    """Cumulative counts: out[x][y] is the number of True cells in mask[:x, :y]."""
-    out = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int64)
-    out[1:, 1:] = mask.cumsum(0).cumsum(1)
-    return out.tolist()
-
-
-def _count(counts: list[list[int]], chunk: Any) -> int:
-    """True cells of the mask in chunk (xmin, xmax, ymin, ymax): its `mask(...).sum()`."""
-    xmin, xmax, ymin, ymax = chunk
-    return counts[xmax][ymax] - counts[xmin][ymax] - counts[xmax][ymin] + counts[xmin][ymin]
+def _update(obj: Any) -> None:
+    """One object's update: on integers where creatures.py has its class, else its own."""
+    fast = UPDATES.get(type(obj))
+    if fast is None:
+        obj.update()
+    else:
+        fast(obj)
 
 
 def balance_object(
