@@ -1,9 +1,12 @@
 """PPO throughput end to end: rlgpt (fast backend, symbolic MLP, coded actions in the sandboxed
 worker) vs the paper-style baseline (SB3 PPO, CnnPolicy, stock crafter image observations).
 
-Both run in one invocation, each in its own fresh process. Samples are primitive env steps
-(macro steps included). Ends with one JSON line:
-{"baseline_samples_per_s", "rlgpt_samples_per_s", "ratio", "peak_rss_mib"}.
+Both run in one invocation, each training in its own fresh process, in `--rounds` rounds of
+baseline then rlgpt (medians: on a shared machine whose speed moves from minute to minute, one
+pass of each reads the moment, not the code), and `--together N` rlgpt trainings at once each
+round (their samples/s in all, against one). Samples are primitive env steps (macro steps
+included). Ends with one JSON line: {"baseline_samples_per_s", "rlgpt_samples_per_s", "ratio",
+"peak_rss_mib", "rlgpt_together_samples_per_s", "together_vs_alone"}.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import contextlib
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,11 +109,41 @@ class _PeakRSS:
         return max(self.peak, own) / 2**20
 
 
+def _run(kind: str, args: argparse.Namespace, n: int = 1) -> list[dict[str, float]]:
+    """`n` trainings of one kind started at once, each in a fresh process."""
+    env = dict(os.environ)
+    if kind == "baseline":
+        env["NUMBA_DISABLE_JIT"] = "1"  # stock crafter as published: pure-Python worldgen
+    cmd = [sys.executable, __file__, "--child", kind, "--samples", str(args.samples)]
+    cmd += ["--baseline-samples", str(args.baseline_samples)]
+    procs = [
+        subprocess.Popen([*cmd, "--seed", str(args.seed + i)], env=env, stdout=subprocess.PIPE,
+                         text=True)
+        for i in range(n)
+    ]  # fmt: skip
+    outs = [p.communicate()[0] for p in procs]
+    if any(p.returncode for p in procs):
+        raise SystemExit(f"a {kind} training failed")
+    runs = [json.loads(o.strip().splitlines()[-1]) for o in outs]
+    for r in runs:
+        r["samples_per_s"] = r["samples"] / r["wall_s"]
+    return runs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=30_000, help="rlgpt primitive samples")
     ap.add_argument("--baseline-samples", type=int, default=3_072, help="baseline samples")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="rounds of baseline then rlgpt, interleaved; medians are reported",
+    )
+    ap.add_argument(
+        "--together", type=int, default=2, help="also N rlgpt trainings at once, each round (0: no)"
+    )
     ap.add_argument("--child", choices=["baseline", "rlgpt"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -120,27 +154,36 @@ def main() -> None:
         result["peak_rss_mib"] = meter.stop_mib()
         print(json.dumps(result))
         return
-    results = {}
-    for kind in ("baseline", "rlgpt"):
-        env = dict(os.environ)
-        if kind == "baseline":
-            env["NUMBA_DISABLE_JIT"] = "1"  # stock crafter as published: pure-Python worldgen
-        cmd = [sys.executable, __file__, "--child", kind, "--samples", str(args.samples)]
-        cmd += ["--baseline-samples", str(args.baseline_samples), "--seed", str(args.seed)]
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        r["samples_per_s"] = r["samples"] / r["wall_s"]
-        results[kind] = r
-        print(f"{kind:>8}: {r['samples_per_s']:7.0f} samples/s  ({r['samples']} samples, "
-              f"{r['wall_s']:.1f} s, peak RSS {r['peak_rss_mib']:.0f} MiB)")  # fmt: skip
-    ratio = results["rlgpt"]["samples_per_s"] / results["baseline"]["samples_per_s"]
-    print(f"ratio: {ratio:.1f}x")
-    print(json.dumps({
-        "baseline_samples_per_s": round(results["baseline"]["samples_per_s"], 1),
-        "rlgpt_samples_per_s": round(results["rlgpt"]["samples_per_s"], 1),
-        "ratio": round(ratio, 2),
-        "peak_rss_mib": round(results["rlgpt"]["peak_rss_mib"], 1),
-    }))  # fmt: skip
+    rates: dict[str, list[float]] = {"baseline": [], "rlgpt": [], "together": []}
+    rss = 0.0
+    for k in range(args.rounds):
+        for kind in ("baseline", "rlgpt"):
+            r = _run(kind, args)[0]
+            rates[kind].append(r["samples_per_s"])
+            rss = max(rss, r["peak_rss_mib"]) if kind == "rlgpt" else rss
+            print(f"round {k + 1} {kind:>8}: {r['samples_per_s']:7.0f} samples/s  ({r['samples']} "
+                  f"samples, {r['wall_s']:.1f} s, peak RSS {r['peak_rss_mib']:.0f} MiB)",
+                  flush=True)  # fmt: skip
+        if args.together > 1:
+            runs = _run("rlgpt", args, args.together)
+            rates["together"].append(sum(r["samples_per_s"] for r in runs))
+            print(f"round {k + 1} rlgpt x{args.together}: {rates['together'][-1]:7.0f} samples/s "
+                  "in all", flush=True)  # fmt: skip
+    base, mine = statistics.median(rates["baseline"]), statistics.median(rates["rlgpt"])
+    figures: dict[str, float] = {
+        "baseline_samples_per_s": round(base, 1),
+        "rlgpt_samples_per_s": round(mine, 1),
+        "ratio": round(mine / base, 2),
+        "peak_rss_mib": round(rss, 1),
+    }
+    print(f"medians of {args.rounds} round(s): baseline {base:.0f}, rlgpt {mine:.0f} samples/s")
+    print(f"ratio: {mine / base:.1f}x")
+    if rates["together"]:
+        both = statistics.median(rates["together"])
+        figures["rlgpt_together_samples_per_s"] = round(both, 1)
+        figures["together_vs_alone"] = round(both / mine, 2)
+        print(f"{args.together} at once: {both / mine:.2f}x the samples/s of one")
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

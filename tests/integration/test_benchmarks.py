@@ -43,11 +43,17 @@ def test_wakeups_times_each_way_of_waiting_for_the_other_process():
 
 @pytest.mark.slow  # 30 s: two trainings, the baseline's on stock crafter (make test-slow)
 def test_ppo_throughput_reports_rates_ratio_and_memory():
-    out = _last_json(
-        ["benchmarks/ppo_throughput.py", "--samples", "600", "--baseline-samples", "256"]
-    )
-    assert set(out) == {"baseline_samples_per_s", "rlgpt_samples_per_s", "ratio", "peak_rss_mib"}
+    out = _last_json([
+        "benchmarks/ppo_throughput.py", "--samples", "600", "--baseline-samples", "256",
+        "--rounds", "1", "--together", "2",
+    ])  # fmt: skip
+    assert set(out) == {"baseline_samples_per_s", "rlgpt_samples_per_s", "ratio", "peak_rss_mib",
+                        "rlgpt_together_samples_per_s", "together_vs_alone"}  # fmt: skip
     assert out["peak_rss_mib"] > 50 and out["rlgpt_samples_per_s"] > 0
+    assert _ratio_agrees(out["ratio"], out["rlgpt_samples_per_s"],
+                         out["baseline_samples_per_s"], 0.1)  # fmt: skip
+    assert _ratio_agrees(out["together_vs_alone"], out["rlgpt_together_samples_per_s"],
+                         out["rlgpt_samples_per_s"], 0.1)  # fmt: skip
 
 
 @pytest.mark.slow  # a minute of PPO in four processes; the default suite stays near 10 minutes
