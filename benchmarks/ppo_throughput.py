@@ -160,7 +160,8 @@ def main() -> None:
         for kind in ("baseline", "rlgpt"):
             r = _run(kind, args)[0]
             rates[kind].append(r["samples_per_s"])
-            rss = max(rss, r["peak_rss_mib"]) if kind == "rlgpt" else rss
+            if kind == "rlgpt":
+                rss = max(rss, r["peak_rss_mib"])
             print(f"round {k + 1} {kind:>8}: {r['samples_per_s']:7.0f} samples/s  ({r['samples']} "
                   f"samples, {r['wall_s']:.1f} s, peak RSS {r['peak_rss_mib']:.0f} MiB)",
                   flush=True)  # fmt: skip

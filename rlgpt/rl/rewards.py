@@ -33,12 +33,12 @@ class AchievementReward(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         obs, _, term, trunc, info = self.env.step(action)
         reward = 0.0
         ach = info["achievements"]
-        # most steps unlock nothing: no counter rose, so no term pays (the same 0.0)
-        for t in self.terms if ach != self._counts else ():
-            rise = ach.get(t.achievement, 0) - self._counts.get(t.achievement, 0)
-            pay = max(0, min(rise, t.cap - self._paid[t.achievement]))
-            self._paid[t.achievement] += pay
-            reward += t.weight * pay
+        if ach != self._counts:  # most steps raise no counter: no term pays, the same 0.0
+            for t in self.terms:
+                rise = ach.get(t.achievement, 0) - self._counts.get(t.achievement, 0)
+                pay = max(0, min(rise, t.cap - self._paid[t.achievement]))
+                self._paid[t.achievement] += pay
+                reward += t.weight * pay
         self._counts = dict(ach)
         if info["success"]:
             reward += self.success_bonus

@@ -10,7 +10,8 @@ Stock crafter moves every creature through two-element numpy arrays (`pos + dire
   crafter short-circuits is not taken here either), and positions stay numpy arrays made as
   crafter makes them (`np.array` of the target cell).
 The player's update is crafter's, with its inventory clamped only where a count left its range.
-Classes without an entry (arrows, fences, any subclass) run their own `update()`.
+Classes without an entry (arrows, fences, any subclass) run their own `update()`. Each function
+mirrors the code of crafter 1.8.3, the version pyproject.toml pins.
 
 tests/unit/test_fast_backend.py compares every step with stock crafter: the semantic map, the
 player, every object's position and counters, and the random stream's state.

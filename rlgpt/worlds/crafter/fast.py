@@ -135,16 +135,21 @@ class FastCrafter(crafter.Env):
         me = 0 if objs[0] is player else next(
             (i for i, obj in enumerate(objs) if obj is player), len(objs)
         )  # fmt: skip
-        for lo, hi in ((0, me), (me, me + 1), (me + 1, len(objs))):
-            if hi - lo == 1 and lo == me:
-                _update(player)  # within its own reach (distance 0)
-                continue
-            if lo >= hi:
-                continue
-            px, py = player.pos.tolist()
-            near = np.abs(xs[lo:hi] - px) + np.abs(ys[lo:hi] - py) < self._reach
-            for i in np.flatnonzero(near).tolist():
-                _update(objs[lo + i])
+        self._update_near(objs, xs, ys, 0, me)
+        if me < len(objs):
+            _update(player)  # within its own reach (distance 0)
+        self._update_near(objs, xs, ys, me + 1, len(objs))
+
+    def _update_near(
+        self, objs: list[Any], xs: np.ndarray, ys: np.ndarray, lo: int, hi: int
+    ) -> None:  # fmt: skip
+        """Update objs[lo:hi] (at xs, ys) that are within reach of the player where it is now."""
+        if lo >= hi:
+            return
+        px, py = self._player.pos.tolist()
+        near = np.abs(xs[lo:hi] - px) + np.abs(ys[lo:hi] - py) < self._reach
+        for i in np.flatnonzero(near).tolist():
+            _update(objs[lo + i])
 
     def _balance_chunks(self) -> None:
         """crafter's `_balance_chunk` for every chunk, in its order, with the same draws:
