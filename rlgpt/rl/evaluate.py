@@ -17,7 +17,7 @@ from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, Tas
 from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.schema import EPISODES
-from rlgpt.rl.train import load_policy
+from rlgpt.rl.train import lean, load_policy
 from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000
@@ -85,43 +85,44 @@ def evaluate(
     try:
         what = "eval" if seed_base == EVAL_SEED_BASE else "select"
         bar = Progress(params.episodes, what, "episodes", enabled=show_progress)
-        for ep in range(params.episodes):
-            ep_seed = seed_base + seed * 10_000 + ep
-            obs, info = env.reset(seed=ep_seed)
-            torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
-            progress, steps, decisions, calls = _Progress(info, env.vitals), 0, 0, 0
-            trace: list[str] = []
-            done = False
-            while not done:
-                a = act(obs, info, env)
-                obs, _, term, trunc, info = env.step(a)
-                decisions += 1
-                steps += info["primitive_steps"]
-                name, coded_call = env.action_name(a)
-                usage[name if coded_call else "primitive"] += 1
-                if coded_call:
-                    calls += 1
-                    loops[name] += int(info.get("dead_loop", False))
-                    errors[name] += int(bool(info.get("macro_error")))
-                if len(trace) < 12:
-                    trace.append(name)
-                progress.update(info, steps)
-                done = term or trunc
-            ach = info["achievements"]
-            for sub in dec.sub_actions:
-                reached[sub.name] += int(ach.get(sub.name, 0) >= sub.count)
-            died = term and not info.get("won")  # a won game (Craftax's boss) is no death
-            end = "success" if info["success"] else ("death" if died else "time_limit")
-            dead = end != "success" and progress.stuck(steps, params.dead_loop_window)
-            if end != "success" and len(traces) < 3:
-                traces.append(f"seed {ep_seed}: {end} after {steps} steps: {' '.join(trace)}")
-            unlocked = ",".join(sorted(a for a, n in ach.items() if n))  # for world scores
-            rows.append(
-                {"episode": ep, "seed": ep_seed, "success": bool(info["success"]),
-                 "steps": steps, "decisions": decisions, "macro_calls": calls,
-                 "dead_loop": dead, "end": end, "unlocked": unlocked}
-            )  # fmt: skip
-            bar.update(1)
+        with lean():  # rlgpt/rl/train.py
+            for ep in range(params.episodes):
+                ep_seed = seed_base + seed * 10_000 + ep
+                obs, info = env.reset(seed=ep_seed)
+                torch.manual_seed(ep_seed)  # sampled actions: the same episodes on every rerun
+                progress, steps, decisions, calls = _Progress(info, env.vitals), 0, 0, 0
+                trace: list[str] = []
+                done = False
+                while not done:
+                    a = act(obs, info, env)
+                    obs, _, term, trunc, info = env.step(a)
+                    decisions += 1
+                    steps += info["primitive_steps"]
+                    name, coded_call = env.action_name(a)
+                    usage[name if coded_call else "primitive"] += 1
+                    if coded_call:
+                        calls += 1
+                        loops[name] += int(info.get("dead_loop", False))
+                        errors[name] += int(bool(info.get("macro_error")))
+                    if len(trace) < 12:
+                        trace.append(name)
+                    progress.update(info, steps)
+                    done = term or trunc
+                ach = info["achievements"]
+                for sub in dec.sub_actions:
+                    reached[sub.name] += int(ach.get(sub.name, 0) >= sub.count)
+                died = term and not info.get("won")  # a won game (Craftax's boss) is no death
+                end = "success" if info["success"] else ("death" if died else "time_limit")
+                dead = end != "success" and progress.stuck(steps, params.dead_loop_window)
+                if end != "success" and len(traces) < 3:
+                    traces.append(f"seed {ep_seed}: {end} after {steps} steps: {' '.join(trace)}")
+                unlocked = ",".join(sorted(a for a, n in ach.items() if n))  # for world scores
+                rows.append(
+                    {"episode": ep, "seed": ep_seed, "success": bool(info["success"]),
+                     "steps": steps, "decisions": decisions, "macro_calls": calls,
+                     "dead_loop": dead, "end": end, "unlocked": unlocked}
+                )  # fmt: skip
+                bar.update(1)
         bar.close()
         faults = macro_faults([env])
     finally:

@@ -222,3 +222,21 @@ def test_masking_switches_read_from_params():
     assert TrainParams(action_masking=False).action_masking == "off"
     assert TrainParams(action_masking=True).action_masking == "recipes"
     assert TrainParams(action_masking="plan").masked
+
+
+def test_a_state_met_again_gets_the_same_mask_from_the_memo_and_a_copy_of_it():
+    rule = ActionMask("collect_diamond", DIAMOND, ["noop"])
+    inv, placed = {"wood": 3, "drink": 9, "food": 9, "energy": 9}, {"place_table": 1}
+    first = rule(inv, placed, lambda n: False)
+    first[:] = False  # a caller that writes to its mask writes to its own copy
+    again = rule(dict(inv), dict(placed), lambda n: False)
+    assert again.any() and np.array_equal(again, rule._mask(inv, placed, lambda n: False, None))
+    # every input is part of the key: a disabled action or one more wood changes the mask
+    off = rule(inv, placed, lambda n: n == "make_wood_pickaxe")
+    assert not off[rule.n_prim + DIAMOND.index("make_wood_pickaxe")]
+    assert again[rule.n_prim + DIAMOND.index("make_wood_pickaxe")]
+    assert "place_table" in _allowed(rule, DIAMOND, {"wood": 3}, {})
+    assert "place_table" not in _allowed(rule, DIAMOND, {"wood": 3}, {"place_table": 1})
+    # a station an arrow removed brings its step back (standing is part of the key too)
+    gone = rule({"wood": 3}, {"place_table": 1}, lambda n: False, {"table": False})
+    assert gone[rule.n_prim + DIAMOND.index("place_table")]

@@ -159,3 +159,22 @@ def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(t
     wider = cfg.model_copy(update={"primitive_actions": None})
     third = train(task, wider, coded, params, 2, tmp_path / "d", False, None, second)
     assert third.warm_start_from is None and third.space != second.space
+
+
+def test_lean_turns_the_checks_and_the_full_collections_off_only_inside_and_restores_them():
+    import gc
+
+    import pytest
+    import torch
+
+    from rlgpt.rl.train import lean
+
+    before = torch.distributions.Distribution._validate_args
+    with pytest.raises(RuntimeError), lean():
+        assert gc.get_freeze_count() > 0  # what existed before the loop is left alone
+        assert torch.distributions.Distribution._validate_args is False
+        # a bad distribution is no longer refused inside (the policy only makes valid ones)
+        torch.distributions.Categorical(logits=torch.tensor([[float("nan"), 0.0]]))
+        raise RuntimeError("the loop fails")
+    assert gc.get_freeze_count() == 0
+    assert torch.distributions.Distribution._validate_args is before

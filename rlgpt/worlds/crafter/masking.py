@@ -35,6 +35,7 @@ from rlgpt.worlds.crafter.recipes import CRAFTER, VITALS, Recipes, achievements,
 NEED: dict[str, tuple[str, int]] = {
     "collect_drink": ("drink", 6), "eat_cow": ("food", 6), "wake_up": ("energy", 3),
 }  # fmt: skip
+MEMO_SIZE = 4096  # masks kept per rule; an episode meets far fewer distinct states
 
 
 class ActionMask:
@@ -94,6 +95,9 @@ class ActionMask:
             )  # fmt: skip
             for s in self.stations
         }
+        # the mask is a function of its inputs alone: states met again (most decisions: the
+        # inventory changes every few dozen steps) are looked up, not planned again
+        self._memo: dict[tuple[object, ...], np.ndarray] = {}
 
     def to_collect(self, inventory: Mapping[str, int], placed: Mapping[str, int]) -> dict[str, int]:
         """What the rest of the plan still collects ({} when the task has no recipe plan)."""
@@ -167,7 +171,21 @@ class ActionMask:
         """The mask over the whole action space (primitives first). `standing`: whether each
         station still stands (CrafterEnv.standing); one that was placed and is gone (an arrow
         turns a table into a path) counts as not placed while the rest of the plan needs it,
-        so its place_* step comes back."""
+        so its place_* step comes back. The same inputs give the same mask, from a memo."""
+        key = (
+            tuple(inventory.items()), tuple(achieved.items()),
+            tuple(standing.items()) if standing else (), tuple(map(disabled, self.names)),
+        )  # fmt: skip
+        mask = self._memo.get(key)
+        if mask is None:
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            mask = self._memo[key] = self._mask(inventory, achieved, disabled, standing)
+        return mask.copy()
+
+    def _mask(self, inventory: Mapping[str, int], achieved: Mapping[str, int],
+              disabled: Callable[[str], bool],
+              standing: Mapping[str, bool] | None) -> np.ndarray:  # fmt: skip
         if standing:
             achieved = self._without_lost(inventory, achieved, standing)
         todo = self.to_collect(inventory, achieved)
