@@ -41,6 +41,14 @@ def test_wakeups_times_each_way_of_waiting_for_the_other_process():
             assert figures["wall_us"] > 0 and 0 <= figures["host_cpu_us"] <= 10 * figures["wall_us"]
 
 
+def test_decision_cost_times_the_policy_and_the_mask_before_and_now():
+    out = _last_json(["benchmarks/decision_cost.py", "--rounds", "1", "--scale", "0.05"])
+    us = out["us_per_call"]
+    assert set(us) == {"forward_checks", "forward_lean", "update_checks", "update_lean",
+                       "mask_planned", "mask_memo"} and all(v > 0 for v in us.values())  # fmt: skip
+    assert out["mask_before_over_now"] == round(us["mask_planned"] / us["mask_memo"], 2)
+
+
 @pytest.mark.slow  # 30 s: two trainings, the baseline's on stock crafter (make test-slow)
 def test_ppo_throughput_reports_rates_ratio_and_memory():
     out = _last_json([
