@@ -44,15 +44,20 @@ def lean() -> Iterator[None]:
       same without them);
     - the collector's full passes over every object made before the loop (the modules, the
       model, the envs): frozen while it runs, so a full collection reads only what the loop
-      made. Unfrozen after it: what became garbage is collected as before.
+      made. Unfrozen after it: what became garbage is collected as before. Where something
+      else (an outer `lean()`, the caller) froze objects already, the collector is left alone:
+      unfreezing would undo its freeze too.
     """
     checks = torch.distributions.Distribution._validate_args
     torch.distributions.Distribution.set_default_validate_args(False)
-    gc.freeze()
+    ours = gc.get_freeze_count() == 0
+    if ours:
+        gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        if ours:
+            gc.unfreeze()
         torch.distributions.Distribution.set_default_validate_args(checks)
 
 

@@ -178,3 +178,12 @@ def test_lean_turns_the_checks_and_the_full_collections_off_only_inside_and_rest
         raise RuntimeError("the loop fails")
     assert gc.get_freeze_count() == 0
     assert torch.distributions.Distribution._validate_args is before
+    # a freeze made before it (an outer lean, the caller) outlives a lean inside it
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with lean(), lean():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
