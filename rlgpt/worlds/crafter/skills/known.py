@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .view import UNKNOWN, WALKABLE, ObsView
+from .view import MOVES, UNKNOWN, WALKABLE, ObsView
 
 UNSUITED: Any = object()  # the known map cannot answer: the caller searches cell by cell
 
@@ -96,32 +96,103 @@ def edge_known(
 ) -> set[tuple[int, int]] | Any:  # fmt: skip
     """navigate._frontier's target cells over the known map, the same set as its remembered_at
     search (cells outside the world are "none"); UNSUITED without a memory, with the player outside
-    the world, or when "none" counts as open or preferred."""
+    the world, or when "none" counts as open or preferred. Whole-map bit operations (`_Grid`)
+    instead of a loop over the cells around the player."""
     known = view._known_map()
     (w, h), (px, py), r = view._area, view._pos, view.radius
     opened = WALKABLE + tuple(dig)
     if known is None or not (0 <= px < w and 0 <= py < h) or "none" in opened + prefer:
         return UNSUITED
-    ok, unk = known.translate(table(view, opened)), known.translate(table(view, ("unknown",)))
-    edge = set()
-    for x in range(max(-4 * r, -px), min(4 * r, w - 1 - px) + 1):
-        wx = px + x
-        for y in range(max(-4 * r, -py), min(4 * r, h - 1 - py) + 1):
-            i, wy = wx * h + py + y, py + y
-            if (max(abs(x), abs(y)) > r and ok[i] and (
-                (wx > 0 and unk[i - h]) or (wx < w - 1 and unk[i + h])
-                or (wy > 0 and unk[i - 1]) or (wy < h - 1 and unk[i + 1])
-            )):  # fmt: skip
-                edge.add((x, y))
+    grid = _Grid(w, h)
+    ring = grid.square(px, py, 4 * r) & ~grid.square(px, py, r)
+    edge = grid.bits(known, table(view, opened)) & ring
+    edge &= grid.beside(grid.bits(known, table(view, ("unknown",))))
     if prefer and edge:
-        liked = known.translate(table(view, prefer))
-        near = set()
-        for x, y in edge:
-            i, wx, wy = (px + x) * h + py + y, px + x, py + y
-            if liked[i] or (
-                (wx > 0 and liked[i - h]) or (wx < w - 1 and liked[i + h])
-                or (wy > 0 and liked[i - 1]) or (wy < h - 1 and liked[i + 1])
-            ):  # fmt: skip
-                near.add((x, y))
-        edge = near or edge
-    return edge
+        liked = grid.bits(known, table(view, prefer))
+        edge = edge & (liked | grid.beside(liked)) or edge
+    return grid.cells(edge, px, py)
+
+
+def pockets_known(view: ObsView, reach: int, stone: str, opened: tuple[str, ...]) -> Any:
+    """survival.shelter's spots over the known map: the walkable cells within `reach` (Chebyshev)
+    of the player from which some move d finds a pocket (survival._pocket_at: cells c+d and c+2d
+    are `stone`, and every other neighbour of both is closed, not one of `opened`; "none",
+    outside the world, is open). The same set as the remembered_at search; UNSUITED without a
+    memory or with the player outside the world."""
+    known = view._known_map()
+    (w, h), (px, py) = view._area, view._pos
+    if known is None or not (0 <= px < w and 0 <= py < h) or "none" not in opened:
+        return UNSUITED
+    grid = _Grid(w, h)
+    rock = grid.bits(known, table(view, (stone,)))
+    shut = grid.bits(known, table(view, opened)) ^ grid.everywhere  # closed, inside the world
+    spots = 0
+    for d in MOVES:
+        a, b = d, (2 * d[0], 2 * d[1])
+        pocket = grid.at(rock, a) & grid.at(rock, b)
+        around = {(e[0] + m[0], e[1] + m[1]) for e in (a, b) for m in MOVES} - {a, b, (0, 0)}
+        for wall in around:
+            pocket &= grid.at(shut, wall)
+        spots |= pocket
+    spots &= grid.bits(known, table(view, WALKABLE)) & grid.square(px, py, reach)
+    return grid.cells(spots, px, py)
+
+
+class _Grid:
+    """The known map as a Python int, one byte per world cell (x-major, cell i at bits 8i..8i+7,
+    each byte 0 or 1): a move is a shift, a set operation one &, | or ^ over the whole map."""
+
+    def __init__(self, w: int, h: int) -> None:
+        self.w, self.h = w, h
+        self.everywhere = int.from_bytes(b"\1" * (w * h), "little")
+
+    def bits(self, known: bytearray, tab: bytes) -> int:
+        """The cells whose byte `tab` maps to 1 (table())."""
+        return int.from_bytes(known.translate(tab), "little")
+
+    def _rows(self, dy: int) -> int:
+        """The cells whose row y + dy lies inside the world."""
+        key = (self.w, self.h, dy)
+        rows = _ROWS.get(key)
+        if rows is None:
+            col = bytes(int(0 <= y + dy < self.h) for y in range(self.h))
+            rows = _ROWS[key] = int.from_bytes(col * self.w, "little")
+        return rows
+
+    def at(self, cells: int, d: tuple[int, int]) -> int:
+        """The cells c whose neighbour c + d is inside the world and in `cells`."""
+        shift = 8 * (d[0] * self.h + d[1])
+        moved = cells >> shift if shift >= 0 else cells << -shift
+        return moved & self._rows(d[1]) & self.everywhere
+
+    def beside(self, cells: int) -> int:
+        """The cells with one of their four neighbours in `cells`."""
+        out = 0
+        for d in MOVES:
+            out |= self.at(cells, d)
+        return out
+
+    def square(self, px: int, py: int, r: int) -> int:
+        """The cells (inside the world) within Chebyshev distance r of (px, py)."""
+        w, h = self.w, self.h
+        y0, y1 = max(0, py - r), min(h - 1, py + r)
+        if y0 > y1:
+            return 0
+        col = int.from_bytes(b"\1" * (y1 - y0 + 1), "little")
+        out = 0
+        for x in range(max(0, px - r), min(w - 1, px + r) + 1):
+            out |= col << 8 * (x * h + y0)
+        return out
+
+    def cells(self, cells: int, px: int, py: int) -> set[tuple[int, int]]:
+        """`cells` as (dx, dy) from the player at (px, py)."""
+        found, h = set(), self.h
+        data = cells.to_bytes(self.w * h, "little")
+        i = data.find(1)
+        while i >= 0:
+            found.add((i // h - px, i % h - py))
+            i = data.find(1, i + 1)
+        return found
+
+
+_ROWS: dict[tuple[int, int, int], int] = {}

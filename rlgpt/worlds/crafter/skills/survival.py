@@ -3,6 +3,7 @@ night (crafter's zombies come out on grass when it is dark)."""
 
 from __future__ import annotations
 
+from .known import UNSUITED, pockets_known
 from .navigate import Action, _follow, approach, explore, go_to, guard, route
 from .view import MOVES, WALKABLE, ObsView
 
@@ -41,13 +42,15 @@ def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
         if faces:
             break
         reach = 3 * view.radius
-        spots = {
-            (x, y)
-            for x in range(-reach, reach + 1)
-            for y in range(-reach, reach + 1)
-            if view.remembered_at(x, y) in WALKABLE
-            and any(_pocket_at(view, (x, y), d) for d in MOVES)
-        }  # fmt: skip
+        spots = pockets_known(view, reach, "stone", _OPEN)
+        if spots is UNSUITED:  # no memory: cell by cell
+            spots = {
+                (x, y)
+                for x in range(-reach, reach + 1)
+                for y in range(-reach, reach + 1)
+                if view.remembered_at(x, y) in WALKABLE
+                and any(_pocket_at(view, (x, y), d) for d in MOVES)
+            }  # fmt: skip
         path = route(view, spots, dig) if spots else None
         if not path:
             return False
