@@ -9,9 +9,12 @@ steps one env while another's worker computes on the other core, and takes the a
 came in meanwhile without sleeping. Threads did this worse: they only took turns at the GIL
 (docs/speed.md, envs in turn).
 
-Each env runs exactly the operations it runs under DummyVecEnv, in the same order; only the
-order across envs changes, and envs share nothing (each has its own game, its own RNG, its own
-workers). So the transitions are the same, step for step (tests/unit/test_interleave.py).
+Each env runs exactly the operations it runs under DummyVecEnv, in the same order (its step,
+then its reset when its episode ended); only the order across envs changes, and envs share
+nothing (each has its own game, its own RNG, its own workers). So the transitions are the
+same, step for step (tests/unit/test_interleave.py). An env resets as soon as its step ends,
+while the others may still wait for their workers: a vec step lasts as long as its longest
+coded action, and the host would be idle then.
 """
 
 from __future__ import annotations
@@ -34,23 +37,33 @@ def _now(env: Any, action: Any) -> Waits[Step]:
     yield  # a generator
 
 
+def _step_and_reset(env: Any, action: Any) -> Waits[tuple[Step, Any]]:
+    """One env's step and, when its episode ended, its reset (None otherwise): an env whose
+    call ended resets at once, while the others' workers still compute (a vec step waits for
+    its longest coded action, and the host is otherwise idle then)."""
+    if hasattr(env, "step_waits"):
+        step = yield from env.step_waits(action)
+    else:
+        step = yield from _now(env, action)
+    _, _, term, trunc, _ = step
+    return step, env.reset() if term or trunc else None
+
+
 class InterleavedVecEnv(DummyVecEnv):
     """SB3's DummyVecEnv whose envs, when they have `step_waits`, wait for their workers in
     turns rather than one after another."""
 
     def step_wait(self) -> VecEnvStepReturn:
-        """DummyVecEnv.step_wait, with the envs' steps taken in turns first."""
-        steps = [
-            env.step_waits(a) if hasattr(env, "step_waits") else _now(env, a)
-            for env, a in zip(self.envs, self.actions, strict=True)
-        ]  # fmt: skip
-        for i, (obs, reward, term, trunc, info) in enumerate(in_turns(steps)):
+        """DummyVecEnv.step_wait, with the envs' steps (and resets) taken in turns first."""
+        steps = [_step_and_reset(env, a) for env, a in zip(self.envs, self.actions, strict=True)]
+        for i, (step, reset) in enumerate(in_turns(steps)):
+            obs, reward, term, trunc, info = step
             self.buf_rews[i], self.buf_infos[i] = reward, info
             self.buf_dones[i] = term or trunc
             info["TimeLimit.truncated"] = trunc and not term
             if self.buf_dones[i]:
                 info["terminal_observation"] = obs
-                obs, self.reset_infos[i] = self.envs[i].reset()
+                obs, self.reset_infos[i] = reset
             self._save_obs(i, obs)
         return (self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones),
                 deepcopy(self.buf_infos))  # fmt: skip
