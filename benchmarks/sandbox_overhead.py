@@ -8,7 +8,13 @@ with only the pool of sandboxed workers swapped for it. Its calls never wait, so
 one after another; sandboxed, an env waiting for its worker lets the next env step its game
 (rlgpt/rl/interleave.py), which can put the workers on another core.
 Every PPO figure comes from fresh processes, alone and `--together N` at once (aggregate), with
-rlgpt's OpenMP settings; everything is measured in this one run. Ends with one JSON line.
+rlgpt's OpenMP settings; everything is measured in this one run. Each round runs the in-process
+and the bubblewrap training back to back (their order alternating from round to round), so each
+round gives one paired cost, `1 - bubblewrap / in-process`; the figures are the median of the
+rounds' costs (a slow minute of this shared machine falls on one round, not on every figure)
+and, as before, the cost between each kind's best round. Each training also reports its CPU
+per sample (the training process in learn() plus its workers, from the OS): what decides
+samples/s on a machine full of runs, and far less noisy than wall time. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,32 +88,71 @@ def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
         worker.close()
 
 
-def _rate(kind: str, params: Params, cfg: RLConfig, coded: list[Any], seed: int) -> float:
-    """Samples/s of one training with the coded actions in-process, bubblewrap or degraded."""
+def _training(
+    kind: str, params: Params, cfg: RLConfig, coded: list[Any], seed: int
+) -> dict[str, float]:
+    """One training with the coded actions in-process, bubblewrap or degraded: its samples/s
+    and its CPU per sample (the process in learn(), plus its workers from the OS)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+    from step_profile import _cpu_of
+
+    from rlgpt.sandbox import pool
+
+    cpu = {"host": 0.0, "workers": 0.0}
+    marks: dict[int, float] = {}
+    for algo in (MaskablePPO, PPO):
+        learn = algo.learn
+
+        def timed(self: Any, *args: Any, _learn: Any = learn, **kwargs: Any) -> Any:
+            t0 = time.process_time()
+            try:
+                return _learn(self, *args, **kwargs)
+            finally:
+                cpu["host"] += time.process_time() - t0
+
+        algo.learn = timed  # type: ignore[method-assign]
+    init, close = pool.MacroPool.__init__, pool.MacroPool.close
+
+    def pool_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        marks[id(self)] = _cpu_of(self)  # after the workers started and loaded
+
+    def pool_close(self: Any) -> None:
+        if id(self) in marks:
+            cpu["workers"] += max(0.0, _cpu_of(self) - marks.pop(id(self)))
+        close(self)
+
+    pool.MacroPool.__init__ = pool_init  # type: ignore[method-assign]
+    pool.MacroPool.close = pool_close  # type: ignore[method-assign]
     if kind == "in_process":  # the same training, with the pool swapped for the logic alone
         envs.MacroPool = lambda inserted, *_, **__: InProcess(inserted)  # type: ignore[misc,assignment]
     task = get_task("make_wood_pickaxe")
     with tempfile.TemporaryDirectory() as out:
         isolation = "degraded" if kind == "in_process" else kind  # (in_process: not used)
         sandbox = params.sandbox.model_copy(update={"isolation": isolation})
-        return train(task, cfg, coded, params.train, seed, Path(out), False, sandbox).samples_per_s
+        result = train(task, cfg, coded, params.train, seed, Path(out), False, sandbox)
+    per_sample = (cpu["host"] + cpu["workers"]) / max(result.samples, 1) * 1e6
+    return {"samples_per_s": result.samples_per_s, "cpu_us_per_sample": per_sample}
 
 
-def _together(kind: str, n: int, samples: int, seed: int) -> float:
-    """Aggregate samples/s of n trainings of one kind started at once, each in a fresh process
-    with rlgpt's OpenMP settings in place before torch loads."""
+def _together(kind: str, n: int, samples: int, seed: int) -> dict[str, float]:
+    """n trainings of one kind started at once, each in a fresh process with rlgpt's OpenMP
+    settings in place before torch loads: their samples/s in all, their mean CPU per sample."""
     cmd = [sys.executable, __file__, "--child", kind, "--samples", str(samples)]
     env = {**OPENMP_DEFAULTS, **os.environ}
     procs = [subprocess.Popen([*cmd, "--seed", str(seed + i)], stdout=subprocess.PIPE,
                               text=True, env=env) for i in range(n)]  # fmt: skip
-    return sum(float(p.communicate()[0].strip().splitlines()[-1]) for p in procs)
+    runs = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+    return {"samples_per_s": sum(r["samples_per_s"] for r in runs),
+            "cpu_us_per_sample": statistics.mean(r["cpu_us_per_sample"] for r in runs)}  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds; best of each")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds (order alternating); medians")
     ap.add_argument("--together", type=int, default=2, help="also N trainings at once (0: no)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -115,7 +161,7 @@ def main() -> None:
     cfg = RLConfig(macro_actions=NAMES, ppo=params.train.ppo, sample_budget=args.samples,
                    reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
     if args.child:
-        print(_rate(args.child, params, cfg, coded, args.seed))
+        print(json.dumps(_training(args.child, params, cfg, coded, args.seed)))
         return
 
     t0 = time.perf_counter()
@@ -124,38 +170,66 @@ def main() -> None:
     validation_s = (time.perf_counter() - t0) / len(coded)
     rt_bwrap, rt_degraded = _round_trip_us(coded, "bwrap"), _round_trip_us(coded, "degraded")
 
-    rates: dict[str, float] = {"in_process": 0.0, "bwrap": 0.0, "degraded": 0.0}
+    kinds = ("in_process", "bwrap", "degraded")
+    rates: dict[str, float] = dict.fromkeys(kinds, 0.0)  # each kind's best round
     together: dict[str, float] = {"in_process": 0.0, "bwrap": 0.0}
-    for rnd in range(args.rounds):  # alternate the order; keep each one's best (noisy machine)
-        order = ["in_process", "bwrap", "degraded"]
-        for kind in order if rnd % 2 == 0 else order[::-1]:
-            rates[kind] = max(rates[kind], _together(kind, 1, args.samples, args.seed))
-            if args.together > 1 and kind in together:
-                rate = _together(kind, args.together, args.samples, args.seed)
-                together[kind] = max(together[kind], rate)
-    cost = 1 - rates["bwrap"] / rates["in_process"]
+    cpu: dict[str, list[float]] = {k: [] for k in kinds}
+    costs: list[float] = []  # per round: 1 - bwrap / in-process, alone
+    costs_n: list[float] = []  # the same, --together N at once
+    for rnd in range(args.rounds):  # back to back in each round, the order alternating
+        pair = ("in_process", "bwrap") if rnd % 2 == 0 else ("bwrap", "in_process")
+        alone = {k: _together(k, 1, args.samples, args.seed) for k in (*pair, "degraded")}
+        for k, run in alone.items():
+            rates[k] = max(rates[k], run["samples_per_s"])
+            cpu[k].append(run["cpu_us_per_sample"])
+        costs.append(1 - alone["bwrap"]["samples_per_s"] / alone["in_process"]["samples_per_s"])
+        if args.together > 1:
+            both = {k: _together(k, args.together, args.samples, args.seed)["samples_per_s"]
+                    for k in pair}  # fmt: skip
+            for k, rate in both.items():
+                together[k] = max(together[k], rate)
+            costs_n.append(1 - both["bwrap"] / both["in_process"])
+        print(f"round {rnd + 1}: cost alone {100 * costs[-1]:.1f}%"
+              + (f", {args.together} at once {100 * costs_n[-1]:.1f}%" if costs_n else ""),
+              flush=True)  # fmt: skip
+    best = 1 - rates["bwrap"] / rates["in_process"]
+    cost = statistics.median(costs)
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
+    cpu_cost = cpu_med["bwrap"] / cpu_med["in_process"] - 1
     print(f"validation: {validation_s:.2f} s per action (gate, lint, scenarios, bubblewrap)")
     print(f"round trip: {rt_bwrap:.0f} us (bubblewrap), {rt_degraded:.0f} us (degraded)")
     for k, v in rates.items():
-        print(f"PPO {k:>10}: {v:7.0f} samples/s")
-    print(f"sandboxed workers cost {100 * cost:.1f}% of PPO samples/s (one training)")
+        print(f"PPO {k:>10}: {v:7.0f} samples/s (best round), {cpu_med[k]:5.0f} us CPU per sample")
+    print(f"sandboxed workers cost {100 * cost:.1f}% of PPO samples/s (one training; median of "
+          f"{args.rounds} rounds; {100 * best:.1f}% between the best rounds)")  # fmt: skip
+    print(f"sandboxed workers cost {100 * cpu_cost:.1f}% more CPU per sample")
     figures = {
         "validation_s_per_action": round(validation_s, 3),
         "round_trip_us_bwrap": round(rt_bwrap, 1), "round_trip_us_degraded": round(rt_degraded, 1),
         "ppo_samples_per_s_in_process": round(rates["in_process"], 1),
         "ppo_samples_per_s_bwrap": round(rates["bwrap"], 1),
         "ppo_samples_per_s_degraded": round(rates["degraded"], 1),
+        "rounds": args.rounds,
         "worker_cost_fraction": round(cost, 4),
+        "worker_cost_fraction_rounds": [round(c, 4) for c in costs],
+        "worker_cost_fraction_best": round(best, 4),
+        "cpu_us_per_sample_in_process": round(cpu_med["in_process"], 1),
+        "cpu_us_per_sample_bwrap": round(cpu_med["bwrap"], 1),
+        "cpu_us_per_sample_degraded": round(cpu_med["degraded"], 1),
+        "cpu_cost_fraction": round(cpu_cost, 4),
     }  # fmt: skip
     if args.together > 1:
-        cost_n = 1 - together["bwrap"] / together["in_process"]
+        cost_n, best_n = statistics.median(costs_n), 1 - together["bwrap"] / together["in_process"]
         for k, v in together.items():
-            print(f"PPO {k:>10} x{args.together}: {v:7.0f} samples/s in all")
-        print(f"sandboxed workers cost {100 * cost_n:.1f}% with {args.together} at once")
+            print(f"PPO {k:>10} x{args.together}: {v:7.0f} samples/s in all (best round)")
+        print(f"sandboxed workers cost {100 * cost_n:.1f}% with {args.together} at once (median; "
+              f"{100 * best_n:.1f}% between the best rounds)")  # fmt: skip
         figures |= {"together": args.together,
                     "together_samples_per_s_in_process": round(together["in_process"], 1),
                     "together_samples_per_s_bwrap": round(together["bwrap"], 1),
-                    "together_cost_fraction": round(cost_n, 4)}  # fmt: skip
+                    "together_cost_fraction": round(cost_n, 4),
+                    "together_cost_fraction_rounds": [round(c, 4) for c in costs_n],
+                    "together_cost_fraction_best": round(best_n, 4)}  # fmt: skip
     print(json.dumps(figures))
 
 

@@ -64,12 +64,17 @@ def test_ppo_throughput_reports_rates_ratio_and_memory():
                          out["rlgpt_samples_per_s"], 0.1)  # fmt: skip
 
 
-@pytest.mark.slow  # a minute of PPO in four processes; the default suite stays near 10 minutes
+@pytest.mark.slow  # 80 s of PPO in fresh processes; the default suite stays near 20 minutes
 def test_sandbox_overhead_reports_latency_and_rates():
-    out = _last_json(["benchmarks/sandbox_overhead.py", "--samples", "600", "--rounds", "1"])
+    out = _last_json(["benchmarks/sandbox_overhead.py", "--samples", "600", "--rounds", "2"])
     assert out["round_trip_us_bwrap"] > 0 and out["validation_s_per_action"] > 0
     for key in ("in_process", "bwrap", "degraded"):
-        assert out[f"ppo_samples_per_s_{key}"] > 0
+        assert out[f"ppo_samples_per_s_{key}"] > 0 and out[f"cpu_us_per_sample_{key}"] > 0
+    for key in ("worker_cost_fraction", "together_cost_fraction"):  # the median of the rounds
+        rounds = out[f"{key}_rounds"]
+        assert len(rounds) == 2 and abs(out[key] - sum(rounds) / 2) < 1e-3
+    cpu = out["cpu_us_per_sample_bwrap"] / out["cpu_us_per_sample_in_process"] - 1
+    assert abs(out["cpu_cost_fraction"] - cpu) < 1e-3
 
 
 def test_validation_benchmark_reports_time_per_action_and_the_baseline():
