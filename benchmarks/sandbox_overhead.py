@@ -14,7 +14,7 @@ round gives one paired cost, `1 - bubblewrap / in-process`; the figures are the 
 rounds' costs (a slow minute of this shared machine falls on one round, not on every figure)
 and, as before, the cost between each kind's best round. Each training also reports its CPU
 per sample (the training process in learn() plus its workers, from the OS): what decides
-samples/s on a machine full of runs, and far less noisy than wall time. Ends with one JSON line.
+samples/s on a machine full of runs. Ends with one JSON line.
 """
 
 from __future__ import annotations
