@@ -14,7 +14,10 @@ round gives one paired cost, `1 - bubblewrap / in-process`; the figures are the 
 rounds' costs (a slow minute of this shared machine falls on one round, not on every figure)
 and, as before, the cost between each kind's best round. Each training also reports its CPU
 per sample (the training process in learn() plus its workers, from the OS): what decides
-samples/s on a machine full of runs. Ends with one JSON line.
+samples/s on a machine full of runs, and its worker calls per sample (start and next: the same
+in every kind, as the dynamics are), so the boundary's CPU per call is printed too: beside the
+floor, a bare round trip of the same bytes between two Python processes over pipes with the
+host busy in between, as in a training. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -47,6 +50,21 @@ from rlgpt.worlds.crafter.tasks import get_task
 SKILLS = get_world("crafter").skills()
 
 NAMES = ["collect_wood", "place_table", "make_wood_pickaxe"]
+
+
+# The floor's worker: read each request line, answer with a fixed reply (no parsing, no logic).
+ECHO = """import os, sys
+r, w = int(sys.argv[1]), int(sys.argv[2])
+buf = b""
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    buf += chunk
+    while b"\\n" in buf:
+        buf = buf.split(b"\\n", 1)[1]
+        os.write(w, b'{"action": "do"}\\n')
+"""
 
 
 class InProcess:
@@ -88,6 +106,75 @@ def _round_trip_us(coded: list[Any], isolation: str, n: int = 3000) -> float:
         worker.close()
 
 
+def _busy(n: int) -> int:
+    """Python work between two calls, as a training's env step and policy are."""
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def _on_cpu_s(pid: int) -> float:
+    """CPU time of process `pid` so far, in nanoseconds' precision (/proc/PID/schedstat)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+
+
+def _bare_round_trip(lines: list[bytes], gap: int = 5_000) -> dict[str, float]:
+    """The floor of a call: `lines` (recorded requests) sent one at a time to a process that
+    reads each and answers a fixed line, the host doing `gap` loop turns of Python between
+    calls (its caches then go cold as a training's do). CPU per round trip of the host (its
+    write and read) and of the other process, and wall time per turn."""
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    child = subprocess.Popen([sys.executable, "-I", "-S", "-c", ECHO, str(req_r), str(rep_w)],
+                             pass_fds=(req_r, rep_w))  # fmt: skip
+    os.close(req_r)
+    os.close(rep_w)
+    try:
+        before, host = _on_cpu_s(child.pid), 0.0
+        t0 = time.perf_counter()
+        for line in lines:
+            _busy(gap)
+            c0 = time.process_time()
+            os.write(req_w, line)
+            got = os.read(rep_r, 65_536)
+            while not got.endswith(b"\n"):
+                got += os.read(rep_r, 65_536)
+            host += time.process_time() - c0
+        wall = time.perf_counter() - t0
+        echo = _on_cpu_s(child.pid) - before
+    finally:
+        os.close(req_w)
+        child.wait()
+        os.close(rep_r)
+    n = len(lines)
+    return {"host_us": host / n * 1e6, "worker_us": echo / n * 1e6, "wall_us": wall / n * 1e6}
+
+
+def _recorded_requests(coded: list[Any], n: int = 2000) -> list[bytes]:
+    """The requests of real calls, as the wire carries them: a call started on a fresh
+    episode, then `next` with each step's state, restarted when it ends."""
+    from rlgpt.sandbox.wire import encode
+
+    env = CrafterEnv(get_task("make_wood_pickaxe"))
+    _, info = env.reset(seed=0)
+    logic = InProcess([c for c in coded if c.name == "collect_wood"])
+    out: list[bytes] = []
+    prim: str | None = None
+    while len(out) < n:
+        state = env.view_state(info, start=prim is None)
+        msg = {"op": "start" if prim is None else "next", "state": state}
+        if prim is None:
+            msg["name"] = "collect_wood"
+        out.append(encode(msg))
+        prim = logic.start("collect_wood", state) if prim is None else logic.next(state)
+        _, _, term, trunc, info = env.step(actions().index(prim or "noop"))
+        if term or trunc:
+            _, info = env.reset()
+            prim = None
+    return out
+
+
 def _training(
     kind: str, params: Params, cfg: RLConfig, coded: list[Any], seed: int
 ) -> dict[str, float]:
@@ -100,6 +187,7 @@ def _training(
     from rlgpt.sandbox import pool
 
     cpu = {"host": 0.0, "workers": 0.0}
+    calls = [0]  # start and next, of every kind (a stop is not counted)
     marks: dict[int, float] = {}
     for algo in (MaskablePPO, PPO):
         learn = algo.learn
@@ -125,6 +213,7 @@ def _training(
 
     pool.MacroPool.__init__ = pool_init  # type: ignore[method-assign]
     pool.MacroPool.close = pool_close  # type: ignore[method-assign]
+    _count_calls(calls)
     if kind == "in_process":  # the same training, with the pool swapped for the logic alone
         envs.MacroPool = lambda inserted, *_, **__: InProcess(inserted)  # type: ignore[misc,assignment]
     task = get_task("make_wood_pickaxe")
@@ -133,7 +222,31 @@ def _training(
         sandbox = params.sandbox.model_copy(update={"isolation": isolation})
         result = train(task, cfg, coded, params.train, seed, Path(out), False, sandbox)
     per_sample = (cpu["host"] + cpu["workers"]) / max(result.samples, 1) * 1e6
-    return {"samples_per_s": result.samples_per_s, "cpu_us_per_sample": per_sample}
+    return {"samples_per_s": result.samples_per_s, "cpu_us_per_sample": per_sample,
+            "calls_per_sample": calls[0] / max(result.samples, 1)}  # fmt: skip
+
+
+def _count_calls(calls: list[int]) -> None:
+    """Count each start and next, in-process and in a worker alike (a frame more per call: a
+    fraction of a microsecond against the hundreds a call costs)."""
+    from rlgpt.sandbox import client
+
+    for name in ("start", "next"):
+        plain = getattr(InProcess, name)
+
+        def counted(self: Any, *args: Any, _plain: Any = plain) -> Any:
+            calls[0] += 1
+            return _plain(self, *args)
+
+        setattr(InProcess, name, counted)
+    for name in ("start_waits", "next_waits"):
+        waits = getattr(client.MacroWorker, name)
+
+        def counted_waits(self: Any, *args: Any, _waits: Any = waits) -> Any:
+            calls[0] += 1
+            return (yield from _waits(self, *args))
+
+        setattr(client.MacroWorker, name, counted_waits)
 
 
 def _together(kind: str, n: int, samples: int, seed: int) -> dict[str, float]:
@@ -145,7 +258,8 @@ def _together(kind: str, n: int, samples: int, seed: int) -> dict[str, float]:
                               text=True, env=env) for i in range(n)]  # fmt: skip
     runs = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
     return {"samples_per_s": sum(r["samples_per_s"] for r in runs),
-            "cpu_us_per_sample": statistics.mean(r["cpu_us_per_sample"] for r in runs)}  # fmt: skip
+            "cpu_us_per_sample": statistics.mean(r["cpu_us_per_sample"] for r in runs),
+            "calls_per_sample": statistics.mean(r["calls_per_sample"] for r in runs)}  # fmt: skip
 
 
 def main() -> None:
@@ -169,11 +283,13 @@ def main() -> None:
         validate_action(c, sandbox=params.sandbox)
     validation_s = (time.perf_counter() - t0) / len(coded)
     rt_bwrap, rt_degraded = _round_trip_us(coded, "bwrap"), _round_trip_us(coded, "degraded")
+    floor = _bare_round_trip(_recorded_requests(coded))
 
     kinds = ("in_process", "bwrap", "degraded")
     rates: dict[str, float] = dict.fromkeys(kinds, 0.0)  # each kind's best round
     together: dict[str, float] = {"in_process": 0.0, "bwrap": 0.0}
     cpu: dict[str, list[float]] = {k: [] for k in kinds}
+    calls: dict[str, list[float]] = {k: [] for k in kinds}
     costs: list[float] = []  # per round: 1 - bwrap / in-process, alone
     costs_n: list[float] = []  # the same, --together N at once
     for rnd in range(args.rounds):  # back to back in each round, the order alternating
@@ -182,6 +298,7 @@ def main() -> None:
         for k, run in alone.items():
             rates[k] = max(rates[k], run["samples_per_s"])
             cpu[k].append(run["cpu_us_per_sample"])
+            calls[k].append(run["calls_per_sample"])
         costs.append(1 - alone["bwrap"]["samples_per_s"] / alone["in_process"]["samples_per_s"])
         if args.together > 1:
             both = {k: _together(k, args.together, args.samples, args.seed)["samples_per_s"]
@@ -196,6 +313,8 @@ def main() -> None:
     cost = statistics.median(costs)
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     cpu_cost = cpu_med["bwrap"] / cpu_med["in_process"] - 1
+    per_sample = statistics.median(calls["bwrap"])
+    per_call = (cpu_med["bwrap"] - cpu_med["in_process"]) / max(per_sample, 1e-9)
     print(f"validation: {validation_s:.2f} s per action (gate, lint, scenarios, bubblewrap)")
     print(f"round trip: {rt_bwrap:.0f} us (bubblewrap), {rt_degraded:.0f} us (degraded)")
     for k, v in rates.items():
@@ -203,6 +322,11 @@ def main() -> None:
     print(f"sandboxed workers cost {100 * cost:.1f}% of PPO samples/s (one training; median of "
           f"{args.rounds} rounds; {100 * best:.1f}% between the best rounds)")  # fmt: skip
     print(f"sandboxed workers cost {100 * cpu_cost:.1f}% more CPU per sample")
+    bare = floor["host_us"] + floor["worker_us"]
+    print(f"the boundary: {per_call:.0f} us more CPU per call ({per_sample:.2f} calls per "
+          f"sample); a bare round trip of such requests to a process that only answers: "
+          f"{bare:.0f} us of CPU ({floor['host_us']:.0f} host, {floor['worker_us']:.0f} the "
+          "other process)")  # fmt: skip
     figures = {
         "validation_s_per_action": round(validation_s, 3),
         "round_trip_us_bwrap": round(rt_bwrap, 1), "round_trip_us_degraded": round(rt_degraded, 1),
@@ -217,6 +341,9 @@ def main() -> None:
         "cpu_us_per_sample_bwrap": round(cpu_med["bwrap"], 1),
         "cpu_us_per_sample_degraded": round(cpu_med["degraded"], 1),
         "cpu_cost_fraction": round(cpu_cost, 4),
+        "calls_per_sample": {k: round(statistics.median(v), 4) for k, v in calls.items()},
+        "boundary_cpu_us_per_call": round(per_call, 1),
+        "bare_round_trip_cpu_us": {k: round(v, 1) for k, v in floor.items()},
     }  # fmt: skip
     if args.together > 1:
         cost_n, best_n = statistics.median(costs_n), 1 - together["bwrap"] / together["in_process"]

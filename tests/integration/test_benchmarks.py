@@ -75,6 +75,12 @@ def test_sandbox_overhead_reports_latency_and_rates():
         assert len(rounds) == 2 and abs(out[key] - sum(rounds) / 2) < 1e-3
     cpu = out["cpu_us_per_sample_bwrap"] / out["cpu_us_per_sample_in_process"] - 1
     assert abs(out["cpu_cost_fraction"] - cpu) < 1e-3
+    calls = out["calls_per_sample"]  # the same dynamics in every kind: the same calls
+    assert calls["bwrap"] > 0 and calls["bwrap"] == calls["in_process"] == calls["degraded"]
+    more = out["cpu_us_per_sample_bwrap"] - out["cpu_us_per_sample_in_process"]
+    assert abs(out["boundary_cpu_us_per_call"] - more / calls["bwrap"]) < 0.5  # (figures rounded)
+    floor = out["bare_round_trip_cpu_us"]
+    assert floor["host_us"] > 0 and floor["worker_us"] > 0 and floor["wall_us"] > 0
 
 
 def test_validation_benchmark_reports_time_per_action_and_the_baseline():
