@@ -15,9 +15,9 @@ rounds' costs (a slow minute of this shared machine falls on one round, not on e
 and, as before, the cost between each kind's best round. Each training also reports its CPU
 per sample (the training process in learn() plus its workers, from the OS): what decides
 samples/s on a machine full of runs, and its worker calls per sample (start and next: the same
-in every kind, as the dynamics are), so the boundary's CPU per call is printed too: beside the
-floor, a bare round trip of the same bytes between two Python processes over pipes with the
-host busy in between, as in a training. Ends with one JSON line.
+in every kind, as the dynamics are), so the boundary's CPU per call is printed too, beside its
+floor: requests recorded from real calls sent over pipes to a Python process that only answers,
+the host busy in between as in a training. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -227,8 +227,8 @@ def _training(
 
 
 def _count_calls(calls: list[int]) -> None:
-    """Count each start and next, in-process and in a worker alike (a frame more per call: a
-    fraction of a microsecond against the hundreds a call costs)."""
+    """Count each start and next, in-process and in a worker alike (each kind gets the same
+    one frame more per call)."""
     from rlgpt.sandbox import client
 
     for name in ("start", "next"):
