@@ -152,18 +152,21 @@ def _bare_round_trip(lines: list[bytes], gap: int = 5_000) -> dict[str, float]:
 
 
 def _recorded_requests(coded: list[Any], n: int = 2000) -> list[bytes]:
-    """The requests of real calls, as the wire carries them: a call started on a fresh
-    episode, then `next` with each step's state, restarted when it ends."""
+    """The requests of real calls, as the wire carries them (what changed of the view state,
+    as the client sends it): a call started on a fresh episode, then `next` with each step's
+    state, restarted when it ends."""
+    from rlgpt.sandbox.client import state_delta
     from rlgpt.sandbox.wire import encode
 
     env = CrafterEnv(get_task("make_wood_pickaxe"))
     _, info = env.reset(seed=0)
     logic = InProcess([c for c in coded if c.name == "collect_wood"])
     out: list[bytes] = []
+    sent: dict[str, Any] = {}
     prim: str | None = None
     while len(out) < n:
         state = env.view_state(info, start=prim is None)
-        msg = {"op": "start" if prim is None else "next", "state": state}
+        msg = {"op": "start" if prim is None else "next", "state": state_delta(state, sent)}
         if prim is None:
             msg["name"] = "collect_wood"
         out.append(encode(msg))

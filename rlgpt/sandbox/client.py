@@ -35,7 +35,14 @@ from rlgpt.sandbox.wire import Replies, encode
 from rlgpt.textsafe import printable
 from rlgpt.worlds.base import SkillPackage
 
-__all__ = ["MacroError", "MacroWorker", "SandboxUnavailable", "bwrap_works", "check_isolation"]
+__all__ = [
+    "MacroError",
+    "MacroWorker",
+    "SandboxUnavailable",
+    "bwrap_works",
+    "check_isolation",
+    "state_delta",
+]
 
 log = logging.getLogger(__name__)
 MAX_REPLY_BYTES = 65_536
@@ -62,6 +69,18 @@ def check_isolation(isolation: str) -> None:
             "no sandbox: bubblewrap or libseccomp is missing, or cannot unshare here; install "
             "them (apt-get install bubblewrap libseccomp2) or set sandbox.isolation: degraded"
         )
+
+
+def state_delta(state: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
+    """What goes to a worker of `state`: every key of the world's view state as it is, but
+    inventory, achievements and facing only when they differ from `sent` (what the worker's
+    view already holds), which is updated."""
+    kept = ("inventory", "achievements", "facing")
+    out: dict[str, Any] = {k: v for k, v in state.items() if k not in kept}
+    for key in kept:
+        if key in state and sent.get(key) != state[key]:
+            out[key] = sent[key] = state[key]
+    return out
 
 
 class MacroWorker:
@@ -254,24 +273,14 @@ class MacroWorker:
             raise MacroError("invalid_action", f"unknown action {_text(repr(action))[:40]}")
         return action
 
-    def _delta(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Leave out what the worker's view already holds (inventory, achievements, facing);
-        every other key of the world's view state goes as it is."""
-        kept = ("inventory", "achievements", "facing")
-        out: dict[str, Any] = {k: v for k, v in state.items() if k not in kept}
-        for key in kept:
-            if key in state and self._sent.get(key) != state[key]:
-                out[key] = self._sent[key] = state[key]
-        return out
-
     def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
         """Start coded action `name`; its first primitive action, or None if it finished."""
-        msg = {"op": "start", "name": name, "state": self._delta(state)}
+        msg = {"op": "start", "name": name, "state": state_delta(state, self._sent)}
         return (yield from self._advance(msg))
 
     def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
         """The next primitive action of the running coded action, or None when done."""
-        return (yield from self._advance({"op": "next", "state": self._delta(state)}))
+        return (yield from self._advance({"op": "next", "state": state_delta(state, self._sent)}))
 
     def start(self, name: str, state: dict[str, Any]) -> str | None:
         return drive(self.start_waits(name, state))
