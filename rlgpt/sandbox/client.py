@@ -288,9 +288,13 @@ class MacroWorker:
     def next(self, state: dict[str, Any]) -> str | None:
         return drive(self.next_waits(state))
 
+    def stop_waits(self) -> Waits[None]:
+        """Close the running coded action (its `finally` runs now, under the time limit),
+        yielding the reply pipe it waits on, as a start or a next does."""
+        yield from self._advance({"op": "stop"})
+
     def stop(self) -> None:
-        """Close the running coded action (its `finally` runs now, under the time limit)."""
-        drive(self._advance({"op": "stop"}))
+        drive(self.stop_waits())
 
     @property
     def alive(self) -> bool:

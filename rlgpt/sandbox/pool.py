@@ -92,7 +92,7 @@ class MacroPool:
         worker = self._workers[name]
         try:
             if op == "stop":
-                worker.stop()
+                yield from worker.stop_waits()
                 return None
             if op == "start":
                 return (yield from worker.start_waits(name, state))
@@ -120,9 +120,13 @@ class MacroPool:
     def next(self, state: dict[str, Any]) -> str | None:
         return drive(self.next_waits(state))
 
-    def stop(self) -> None:
+    def stop_waits(self) -> Waits[None]:
+        """stop(), yielding the reply pipe it waits on (the other envs step meanwhile)."""
         if self._current is not None:
-            drive(self._ask(self._current, "stop", {}))
+            yield from self._ask(self._current, "stop", {})
+
+    def stop(self) -> None:
+        drive(self.stop_waits())
 
     def close(self) -> None:
         for worker in self._workers.values():

@@ -28,8 +28,8 @@ def items(inventory: dict[str, int], vitals: frozenset[str]) -> dict[str, int]:
 
 class MacroRunner(Protocol):
     """Runs coded actions somewhere else (a sandboxed worker); yields primitive names. A runner
-    that also has `start_waits(name, state)` and `next_waits(state)` (rlgpt/sandbox/pool.py)
-    lets the env's step wait in turns with other envs' (`step_waits`)."""
+    that also has `start_waits(name, state)`, `next_waits(state)` and `stop_waits()`
+    (rlgpt/sandbox/pool.py) lets the env's step wait in turns with other envs' (`step_waits`)."""
 
     def start(self, name: str, state: dict[str, Any]) -> str | None: ...
 
@@ -151,7 +151,11 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             return None, "disabled"
         try:
             if op == "stop":
-                self.runner.stop()
+                waits = getattr(self.runner, "stop_waits", None)
+                if waits is not None:
+                    yield from waits()
+                else:
+                    self.runner.stop()
                 return None, ""
             prim = yield from self._ask(name, state, op)
         except MacroError as exc:

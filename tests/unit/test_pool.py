@@ -104,3 +104,20 @@ def test_a_worker_that_burns_cpu_between_calls_is_stopped_for_good(coded_action,
         assert pool.restarts == 0
     finally:
         pool.close()
+
+
+def test_a_stop_waits_in_turns_and_still_runs_the_actions_finally(coded_action, state):
+    """A call cut short is closed with a stop that, like a start or a next, hands back the
+    reply pipe it waits on (another env steps meanwhile); its `finally` still runs, and what
+    it raises still comes back."""
+    body = "    try:\n        yield 'noop'\n        yield 'noop'\n    finally:\n        1 / 0\n"
+    pool = MacroPool([coded_action("a", body)], CRAFTER_SKILLS, "bwrap")
+    try:
+        assert pool.start("a", state) == "noop"
+        stopping = pool.stop_waits()
+        assert isinstance(next(stopping), int)  # paused on the worker's reply pipe
+        with pytest.raises(MacroError, match="while stopping: ZeroDivisionError") as err:
+            next(stopping)
+        assert err.value.kind == "exception"
+    finally:
+        pool.close()
