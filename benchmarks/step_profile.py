@@ -207,6 +207,7 @@ def _instrument(clock: Clock, workers_cpu: Callable[[str, Any], None]) -> None:
         (runtime.MacroActionWrapper, "step_waits", "runtime"),
         (client.MacroWorker, "start_waits", "round_trip"),
         (client.MacroWorker, "next_waits", "round_trip"),
+        (client.MacroWorker, "stop_waits", "round_trip"),  # (a checkout before it: `stop`)
     ]  # fmt: skip
     for owner, attr, label in waits:  # envs stepped in turns (rlgpt/rl/interleave.py)
         clock.wrap_waits(owner, attr, label)
