@@ -166,7 +166,8 @@ def _recorded_requests(coded: list[Any], n: int = 2000) -> list[bytes]:
     prim: str | None = None
     while len(out) < n:
         state = env.view_state(info, start=prim is None)
-        msg = {"op": "start" if prim is None else "next", "state": state_delta(state, sent)}
+        delta = state_delta(state, sent, SKILLS.sent_when_changed)
+        msg = {"op": "start" if prim is None else "next", "state": delta}
         if prim is None:
             msg["name"] = "collect_wood"
         out.append(encode(msg))

@@ -71,11 +71,13 @@ def check_isolation(isolation: str) -> None:
         )
 
 
-def state_delta(state: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
+def state_delta(
+    state: dict[str, Any], sent: dict[str, Any], kept: tuple[str, ...]
+) -> dict[str, Any]:  # fmt: skip
     """What goes to a worker of `state`: every key of the world's view state as it is, but
-    inventory, achievements and facing only when they differ from `sent` (what the worker's
-    view already holds), which is updated."""
-    kept = ("inventory", "achievements", "facing")
+    those of `kept` (the world's SkillPackage.sent_when_changed: its view keeps them when a
+    state leaves them out) only when they differ from `sent` (what the worker's view already
+    holds), which is updated."""
     out: dict[str, Any] = {k: v for k, v in state.items() if k not in kept}
     for key in kept:
         if key in state and sent.get(key) != state[key]:
@@ -139,7 +141,8 @@ class MacroWorker:
         os.close(rep_w)
         self._buf = bytearray()
         self._cpu_mark: int | None = None  # CPU at its last reply (None: none yet, not measured)
-        self._sent: dict[str, Any] = {}
+        self._sent: dict[str, Any] = {}  # what the worker's view holds of sent_when_changed
+        self._kept = skills.sent_when_changed
         self._primitives = frozenset(skills.primitives)
         self._replies = Replies(self._primitives)
         self.load_errors: dict[str, str] = {}
@@ -275,12 +278,13 @@ class MacroWorker:
 
     def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
         """Start coded action `name`; its first primitive action, or None if it finished."""
-        msg = {"op": "start", "name": name, "state": state_delta(state, self._sent)}
+        msg = {"op": "start", "name": name, "state": state_delta(state, self._sent, self._kept)}
         return (yield from self._advance(msg))
 
     def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
         """The next primitive action of the running coded action, or None when done."""
-        return (yield from self._advance({"op": "next", "state": state_delta(state, self._sent)}))
+        msg = {"op": "next", "state": state_delta(state, self._sent, self._kept)}
+        return (yield from self._advance(msg))
 
     def start(self, name: str, state: dict[str, Any]) -> str | None:
         return drive(self.start_waits(name, state))

@@ -101,12 +101,15 @@ class SkillPackage:
     files (which must import nothing outside the standard library). Its `api` module exports
     `SKILL_API` (name -> function or constant, in scope of every coded action), `ObsView` (the
     view, built from `view` as keyword arguments; its `update` takes the env's `view_state`)
-    and `SkillAPIError`.
+    and `SkillAPIError`. `sent_when_changed`: keys of the view state that the view keeps when
+    a state leaves them out, so the host sends each only when it changed (none: every key of
+    every state is sent).
     """
 
     package: str
     primitives: tuple[str, ...]  # the action names a coded action may yield
     view: dict[str, Any] = field(default_factory=dict)
+    sent_when_changed: tuple[str, ...] = ()
 
     @property
     def api(self) -> str:

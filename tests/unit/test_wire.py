@@ -46,3 +46,38 @@ def test_other_replies_are_json_lines_of_ascii_and_parse_back(reply):
 def test_a_line_that_is_not_json_is_an_error_for_the_host_to_judge():
     with pytest.raises(ValueError):
         Replies(PRIMITIVES).parse(b'{"action": "do"')
+
+
+def test_a_view_fed_only_what_changed_reads_what_a_view_fed_every_state_reads():
+    """The client leaves out the keys the world's view keeps (SkillPackage.sent_when_changed)
+    while they are unchanged: a view fed those deltas must read, at every step, what a view
+    fed every whole state reads; a world that names none gets every key every time."""
+    import numpy as np
+
+    from rlgpt.sandbox.client import state_delta
+    from rlgpt.worlds import get_world
+    from rlgpt.worlds.crafter.env import CrafterEnv
+    from rlgpt.worlds.crafter.skills.api import ObsView
+    from rlgpt.worlds.crafter.tasks import get_task
+
+    skills = get_world("crafter").skills()
+    assert skills.sent_when_changed, "crafter's view keeps some keys"
+    env = CrafterEnv(get_task("make_wood_pickaxe"))
+    _, info = env.reset(seed=3)
+    whole, fed = ObsView(**skills.view), ObsView(**skills.view)
+    sent: dict = {}
+    rng, left_out = np.random.default_rng(0), 0
+    for step in range(300):
+        state = env.view_state(info, start=step % 50 == 0)
+        delta = state_delta(state, sent, skills.sent_when_changed)
+        assert state_delta(state, {}, ()) == state, "nothing kept: every key goes"
+        left_out += len(state) - len(delta)
+        whole.update(state)
+        fed.update(delta)
+        assert (fed.inventory, fed.achievements, fed.facing) == (
+            whole.inventory, whole.achievements, whole.facing
+        )  # fmt: skip
+        _, _, term, trunc, info = env.step(int(rng.integers(env.action_space.n)))
+        if term or trunc:
+            _, info = env.reset()
+    assert left_out > 300, "most steps leave the kept keys out"

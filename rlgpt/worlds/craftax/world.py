@@ -15,6 +15,7 @@ from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAu
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.skills import api
+from rlgpt.worlds.craftax.skills.view import KEPT_WHEN_LEFT_OUT
 
 SKILL_PACKAGE = "rlgpt.worlds.craftax.skills"
 
@@ -117,7 +118,9 @@ class CraftaxWorld:
         return CraftaxMask(task.achievement, names, primitives, ordered)
 
     def skills(self) -> SkillPackage:
-        return SkillPackage(SKILL_PACKAGE, tuple(F.actions()), view_facts())
+        return SkillPackage(
+            SKILL_PACKAGE, tuple(F.actions()), view_facts(), sent_when_changed=KEPT_WHEN_LEFT_OUT
+        )
 
     def lint_facts(self) -> LintFacts:
         return lint_facts()

@@ -17,6 +17,7 @@ from rlgpt.worlds.crafter import recipes as facts
 from rlgpt.worlds.crafter.preconditions import item_sources, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
 from rlgpt.worlds.crafter.skills import api
+from rlgpt.worlds.crafter.skills.view import KEPT_WHEN_LEFT_OUT
 
 SKILL_PACKAGE = "rlgpt.worlds.crafter.skills"
 
@@ -107,7 +108,12 @@ class CrafterWorld:
         return ActionMask(task.achievement, names, primitives, ordered, self.recipes)
 
     def skills(self) -> SkillPackage:
-        return SkillPackage(SKILL_PACKAGE, tuple(facts.actions()), view_facts(self.recipes))
+        return SkillPackage(
+            SKILL_PACKAGE,
+            tuple(facts.actions()),
+            view_facts(self.recipes),
+            sent_when_changed=KEPT_WHEN_LEFT_OUT,
+        )
 
     def lint_facts(self) -> LintFacts:
         return lint_facts(self.recipes)

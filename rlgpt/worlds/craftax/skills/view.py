@@ -19,6 +19,9 @@ MOVES: dict[tuple[int, int], str] = {
 }  # fmt: skip
 WALKABLE = ("grass", "sand", "path", "fire_grass", "ice_grass", "gravel")
 HOSTILE = ("melee", "ranged")
+# keys of the view state that ObsView.update keeps when a state leaves them out (the host
+# sends each only when it changed: SkillPackage.sent_when_changed)
+KEPT_WHEN_LEFT_OUT = ("inventory", "achievements", "facing")
 
 
 class SkillAPIError(Exception):

@@ -21,6 +21,9 @@ MOVES: dict[tuple[int, int], str] = {
 WALKABLE = ("grass", "sand", "path")
 UNKNOWN = 255  # in the known map (ObsView._known_map): a world cell never seen
 _SEEN_OR_UNKNOWN = bytes([UNKNOWN, *range(1, 256)])  # memory -> known map: 0 is never seen
+# keys of the view state that ObsView.update keeps when a state leaves them out (the host
+# sends each only when it changed: SkillPackage.sent_when_changed)
+KEPT_WHEN_LEFT_OUT = ("inventory", "achievements", "facing")
 # crafter's rules for plants (crafter/objects.py Plant; env.py updates an object only while
 # its Manhattan distance to the player is under twice the view's 9): a world with other rules
 # passes its own to ObsView (`rules`), and the farming skills follow them
