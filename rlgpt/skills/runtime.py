@@ -138,6 +138,13 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 
     def _ask(self, name: str, state: dict[str, Any], op: str) -> Waits[str | None]:
         runner = self.runner
+        if op == "stop":
+            stop_waits = getattr(runner, "stop_waits", None)
+            if stop_waits is None:
+                runner.stop()
+            else:
+                yield from stop_waits()
+            return None
         if op == "start":
             waits = getattr(runner, "start_waits", None)
             return (yield from waits(name, state)) if waits else runner.start(name, state)
@@ -150,13 +157,6 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         if self.disabled(name):
             return None, "disabled"
         try:
-            if op == "stop":
-                waits = getattr(self.runner, "stop_waits", None)
-                if waits is not None:
-                    yield from waits()
-                else:
-                    self.runner.stop()
-                return None, ""
             prim = yield from self._ask(name, state, op)
         except MacroError as exc:
             self.errors[name] += 1

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
+from rlgpt.sandbox.client import state_delta
 from rlgpt.sandbox.wire import Replies, encode
+from rlgpt.worlds import get_world
+from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.worlds.crafter.skills.api import ObsView
+from rlgpt.worlds.crafter.tasks import get_task
 
 PRIMITIVES = ["noop", "move_left", "do", "place_table"]
 
@@ -52,14 +58,6 @@ def test_a_view_fed_only_what_changed_reads_what_a_view_fed_every_state_reads():
     """The client leaves out the keys the world's view keeps (SkillPackage.sent_when_changed)
     while they are unchanged: a view fed those deltas must read, at every step, what a view
     fed every whole state reads; a world that names none gets every key every time."""
-    import numpy as np
-
-    from rlgpt.sandbox.client import state_delta
-    from rlgpt.worlds import get_world
-    from rlgpt.worlds.crafter.env import CrafterEnv
-    from rlgpt.worlds.crafter.skills.api import ObsView
-    from rlgpt.worlds.crafter.tasks import get_task
-
     skills = get_world("crafter").skills()
     assert skills.sent_when_changed, "crafter's view keeps some keys"
     env = CrafterEnv(get_task("make_wood_pickaxe"))
