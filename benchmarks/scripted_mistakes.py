@@ -260,7 +260,7 @@ def knowledge(world: Any, task: Any) -> Knowledge:
     """The facts of `world` the mistakes use, for `task`."""
     facts = world.lint_facts()
     author = world.author()
-    plan = author.decompose(task, {}, set())
+    plan = author.decompose(task, {}, {})
     return Knowledge(
         primitives=tuple(world.primitives()), achievements=tuple(facts.achievements),
         generator_skills=frozenset(facts.generator_skills),

@@ -162,7 +162,7 @@ def _setup(task_kind: str, samples: int) -> tuple[Any, Any, list[Any], Any]:
         return task, cfg, coded, params
     # the offline author's first iteration (rlgpt/llm/offline.py): every step coded
     task = world.task("make_iron_pickaxe")
-    dec = author.decompose(task, {}, set())
+    dec = author.decompose(task, {}, {})
     coded = [author.write_action(s.name, budget) for s in dec.sub_actions if s.mode == "code"]
     names = [c.name for c in coded]
     every = all(s.name in names for s in dec.sub_actions)

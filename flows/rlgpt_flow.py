@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass, field
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_table_artifact
 
+from rlgpt.evidence import Evidence, LearnedRecord, LibraryRecord, RunRecord, gather
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.summary import IterationSummary, RunSummary, table_header, table_row
 from rlgpt.llm.base import BudgetExceeded
@@ -20,9 +22,11 @@ from rlgpt.messages import (
     RLConfig,
     ValidationReport,
 )  # fmt: skip
+from rlgpt.rl.learned import LearnedResult
+from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.selection import best_iteration, regressions, revised
 from rlgpt.rl.train import TrainResult
-from tasks import candidates, stages, tracking
+from tasks import candidates, learning, stages, tracking
 
 
 def _summary(ctx: RunContext, its: list[IterationSummary], status: str, t0: float) -> RunSummary:
@@ -61,29 +65,63 @@ def _best_of(
 def _keep_what_won(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, before: list[CodedAction],
     coded: list[CodedAction], trained: TrainResult, selections: list[EvalReport],
+    learned: list[LearnedAction] | None = None,
 ) -> tuple[EvalReport | None, dict[str, str], list[CodedAction]]:  # fmt: skip
     """The policy on the selection episodes, the revised actions that lowered their reach
     rate there (reverted: their earlier code is what goes on), and the code that goes on."""
     if not ctx.params.eval.selection_episodes:
         return None, {}, coded
-    selection = stages.select(ctx, k, dec, cfg, coded, trained)
+    selection = stages.select(ctx, k, dec, cfg, coded, trained, learned)
     old = revised(before, coded)
     reverted = regressions(list(old), selections[-1], selection) if selections else {}
     selections.append(selection)
     return selection, reverted, [old[c.name] if c.name in reverted else c for c in coded]
 
 
+@dataclass
+class RunState:
+    """What the loops accumulate over a run: the iterations' summaries, trainings (the next
+    may continue a policy), selection reports, the record each iteration leaves as evidence
+    for the slow agent, and the latest training of each learned action."""
+
+    its: list[IterationSummary] = field(default_factory=list)
+    trained: list[TrainResult] = field(default_factory=list)
+    selections: list[EvalReport] = field(default_factory=list)
+    records: list[RunRecord] = field(default_factory=list)
+    learned: dict[str, LearnedResult] = field(default_factory=dict)
+
+    def evidence(self, dec: Decomposition | None, library: dict[str, LibraryRecord]) -> (
+        dict[str, Evidence] | None
+    ):  # fmt: skip
+        """Each sub-action's evidence: of the last plan's, or, before any plan, of those the
+        skill library has a history for (None when nothing is known yet)."""
+        if dec is None and not library:
+            return None
+        names = [s.name for s in dec.sub_actions] if dec is not None else sorted(library)
+        return gather(self.records, names, library)
+
+
+def _record(state: RunState, dec: Decomposition, report: ValidationReport,
+            evaluation: EvalReport, verdict: Critique, learned: list[LearnedResult]) -> None:  # fmt: skip
+    trained = {r.name: LearnedRecord(ok=r.ok, reason=r.reason, reach_before=r.reach_before,
+                                     reach_after=r.reach_after, skill_reach=r.skill_reach)
+               for r in learned}  # fmt: skip
+    state.records.append(RunRecord(decomposition=dec, validation=report, evaluation=evaluation,
+                                   critique=verdict, learned=trained))  # fmt: skip
+    for r in learned:
+        if r.ok or r.name not in state.learned:
+            state.learned[r.name] = r
+
+
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
-    critique: Critique | None, its: list[IterationSummary], emit: bool, t0: float,
-    trained: list[TrainResult], given: list[CodedAction] | None = None,
-    selections: list[EvalReport] | None = None,
+    critique: Critique | None, state: RunState, emit: bool, t0: float,
+    given: list[CodedAction] | None = None,
 ) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
     """Fast-agent rounds on one decomposition; returns the last iteration's critique. Each
-    training is appended to `trained` (the next one may continue its policy), each selection
-    report to `selections`. `given`: the code that came with the plan (one agent): one
-    round, then the plan is asked again."""
-    selections = [] if selections is None else selections
+    training goes into `state` (the next one may continue its policy), with each selection
+    report and the iteration's record. `given`: the code that came with the plan (one
+    agent): one round, then the plan is asked again."""
     p = ctx.params
     # code feedback left over when the last inner loop ran out of rounds still applies
     feedback = dict(critique.fast_feedback) if critique else {}
@@ -102,25 +140,33 @@ def _inner_loop(
             coded = stages.repair(ctx, k, dec, coded, report, attempt)
             report = stages.validate(ctx, k, coded)
         usable = report.passed(coded)  # nothing that failed validation reaches training
-        cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable])
-        previous = trained[-1] if trained and p.train.warm_start else None
-        trained.append(stages.train(ctx, k, cfg, usable, previous))
-        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, trained[-1])
+        learned = learning.learn(ctx, k, dec, coded, report, list(state.learned.values()) or None,
+                                 feedback or None)  # fmt: skip
+        actions = [r.action() for r in learned if r.ok] or None
+        names = [a.name for a in actions] if actions else None
+        cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable], names)
+        previous = state.trained[-1] if state.trained and p.train.warm_start else None
+        state.trained.append(stages.train(ctx, k, cfg, usable, previous, actions))
+        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, state.trained[-1], actions)
         selection, reverted, kept = _keep_what_won(
-            ctx, k, dec, cfg, before, usable, trained[-1], selections
+            ctx, k, dec, cfg, before, usable, state.trained[-1], state.selections, actions
         )
-        verdict = stages.critique(ctx, k, dec, report, evaluation, reverted or None)
+        verdict = stages.critique(ctx, k, dec, report, evaluation, reverted or None,
+                                  learned or None)  # fmt: skip
         stages.record_skills(ctx, k, dec, coded, report, evaluation)
+        _record(state, dec, report, evaluation, verdict, learned)
         coded = [next((c for c in kept if c.name == old.name), old) for old in coded]
         it = stages.summarize_iteration(
-            ctx, k, outer, inner, dec, report, evaluation, verdict, trained[-1], selection
-        )
-        its.append(it)
+            ctx, k, outer, inner, dec, report, evaluation, verdict, state.trained[-1], selection,
+            learned or None,
+        )  # fmt: skip
+        state.its.append(it)
         if emit:
             print(table_row(it), flush=True)
         get_run_logger().info("iteration %d: %s", k, table_row(it).strip())
         tracking.log_iteration(ctx, it, evaluation, str(ctx.layout.iter_dir(k)))
-        stages.write_summary(ctx, _summary(ctx, its, "running", t0), False)
+        tracking.log_learned(ctx, k, learned)
+        stages.write_summary(ctx, _summary(ctx, state.its, "running", t0), False)
         if verdict.verdict != "revise_code" or k >= p.run.iterations:
             return k, coded, verdict
         feedback = verdict.fast_feedback
@@ -145,12 +191,11 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
     """Run RL-GPT on one task until success or the iteration budget; write summary.json."""
     t0 = time.perf_counter()
     ctx = ctx.model_copy(update={"mlflow_run_id": tracking.start_parent(ctx, ctx.params.llm.model)})
-    its: list[IterationSummary] = []
+    state = RunState()
+    its = state.its
     dec: Decomposition | None = None
     critique: Critique | None = None
     coded: list[CodedAction] = []
-    trained: list[TrainResult] = []
-    selections: list[EvalReport] = []
     k, outer, status = 0, 0, "FAILED"
     if emit:
         print(table_header(), flush=True)
@@ -167,9 +212,10 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
             if ctx.params.run.agents == "one":  # one prompt plans and codes (the ablation)
                 dec, given = stages.plan_and_code(ctx, k + 1, dec, coded, critique)
             else:
-                dec = stages.decompose(ctx, k + 1, dec, critique)
+                evidence = state.evidence(dec, learning.library_records(ctx))
+                dec = stages.decompose(ctx, k + 1, dec, critique, evidence)
             k, coded, critique = _inner_loop(
-                ctx, k, outer, dec, coded, critique, its, emit, t0, trained, given, selections
+                ctx, k, outer, dec, coded, critique, state, emit, t0, given
             )
             if critique.verdict == "success":
                 break

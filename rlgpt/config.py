@@ -160,6 +160,46 @@ class TrainParams(_Section):
         return self.action_masking != "off"
 
 
+class LearnParams(_Section):
+    """Learned actions (docs/design.md, learned actions): each sub-action left to RL is trained
+    as its own policy from the states where it starts, then joins the task's action space."""
+
+    sample_budget: int = Field(
+        default=150_000, gt=0, le=1_000_000_000,
+        description="Most primitive env steps one learned action trains in one iteration (a "
+        "model may ask for fewer); they count toward the run's samples.",
+    )  # fmt: skip
+    step_budget: int = Field(
+        default=600, gt=0, le=20_000,
+        description="Most primitive steps of one call (one training episode) of a learned action.",
+    )  # fmt: skip
+    starts: int = Field(
+        default=48, ge=1, description="Staged start states it trains from (the world's staging)."
+    )
+    rollouts: int = Field(
+        default=6, ge=0, description="Episodes of the task's own, its skills in plan order, "
+        "played for start states where the sub-action is next (more in later iterations: the "
+        "states where the top-level policy called it).",
+    )  # fmt: skip
+    held_out: int = Field(
+        default=12, ge=1, description="Held-out start states that measure its reach before "
+        "and after training.",
+    )  # fmt: skip
+    min_reach: float = Field(
+        default=0.1, ge=0, le=1, description="A learned action that reaches its effect from a "
+        "smaller share of the held-out states after training stays out of the action space.",
+    )  # fmt: skip
+    n_envs: int = Field(default=4, ge=1, description="Envs of one learned action's training.")
+    parallel: int | None = Field(
+        default=None, ge=1, description="Learned actions trained at once, each in its own "
+        "process (null: one per core).",
+    )  # fmt: skip
+    snapshots: int = Field(
+        default=32, ge=0, description="States kept per learned action from a top-level "
+        "training, where the policy called it: its start states when it trains further.",
+    )  # fmt: skip
+
+
 class EvalParams(_Section):
     """Evaluation of each iteration's policy."""
 
@@ -309,6 +349,7 @@ class Params(_Section):
     run: RunParams = Field(default_factory=RunParams)
     llm: LLMParams = Field(default_factory=LLMParams)
     train: TrainParams = Field(default_factory=TrainParams)
+    learn: LearnParams = Field(default_factory=LearnParams)
     eval: EvalParams = Field(default_factory=EvalParams)
     sandbox: SandboxParams = Field(default_factory=SandboxParams)
     tracking: TrackingParams = Field(default_factory=TrackingParams)

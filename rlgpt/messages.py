@@ -152,14 +152,53 @@ class RLConfig(Message):
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     sample_budget: int = Field(gt=0, description="Primitive env steps of training.")
     reasoning: str = ""
+    learned_actions: list[str] = Field(
+        default_factory=list,
+        description="Learned actions (trained sub-policies) inserted into the action space, "
+        "after the coded actions.",
+    )
 
     def _hashed(self) -> dict[str, object]:
-        """Without `primitive_actions` while it is null: the hash of every config written
-        before the field existed stays the same."""
+        """Without `primitive_actions` while it is null, and without `learned_actions` while
+        it is empty: the hash of every config written before the fields existed stays."""
         dump = self.model_dump(mode="json")
         if dump["primitive_actions"] is None:
             del dump["primitive_actions"]
+        if not dump["learned_actions"]:
+            del dump["learned_actions"]
         return dump
+
+
+class ShapingTerm(Message):
+    """+weight times the change of a dense signal at each step (the signals are the world's:
+    `rlgpt.rl.shaping.signals`, e.g. health, kills, explore)."""
+
+    signal: str
+    weight: float
+
+
+class LearnedConfig(Message):
+    """Fast agent: the RL problem of one sub-action left to RL (a learned action). Its
+    episodes start where the sub-action starts and end at its effect (its achievement rises
+    once), at death, or after `step_budget` primitive steps."""
+
+    name: str = Field(description="The sub-action it learns (an achievement).")
+    macro_actions: list[str] = Field(
+        default_factory=list, description="Coded actions inserted into its own action space."
+    )
+    primitive_actions: list[str] | None = Field(
+        default=None, description="The game's primitive actions it keeps (null: all of them)."
+    )
+    effect_bonus: float = Field(default=10.0, ge=0, description="Paid when its effect happens.")
+    reward_terms: list[RewardTerm] = Field(
+        default_factory=list, description="Other achievements paid on the way."
+    )
+    shaping: list[ShapingTerm] = Field(default_factory=list, description="Dense signals.")
+    death_penalty: float = Field(default=5.0, ge=0, description="Charged when the player dies.")
+    step_budget: int = Field(gt=0, le=20_000, description="Primitive steps per episode or call.")
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    sample_budget: int = Field(gt=0, description="Primitive env steps of its training.")
+    reasoning: str = ""
 
 
 class Scenario(Message):
@@ -328,6 +367,11 @@ class EvalReport(Message):
         default_factory=dict,
         description="How episodes ended: share of success, death and time_limit.",
     )
+    deaths_at: dict[str, float] = Field(
+        default_factory=dict,
+        description="Sub-action -> share of episodes that died while it was the next "
+        "unfinished step of the plan.",
+    )
 
 
 class Critique(Message):
@@ -356,19 +400,3 @@ class Critique(Message):
         description="Filled by rlgpt, not the model: coded actions whose revision lowered "
         "their sub-action's reach rate on the selection episodes; the earlier code is kept.",
     )
-
-
-class IterationRecord(Message):
-    """All messages of one iteration with their content hashes."""
-
-    iteration: int = Field(ge=1)
-    outer: int = Field(ge=1)
-    inner: int = Field(ge=1)
-    decomposition: Decomposition
-    coded_actions: list[CodedAction]
-    rl_config: RLConfig
-    validation: ValidationReport
-    evaluation: EvalReport | None
-    critique: Critique | None
-    checkpoint: str | None = None
-    hashes: dict[str, str] = Field(default_factory=dict)

@@ -15,6 +15,7 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.exceptions import MissingContextError
 
+from rlgpt.config import LearnParams
 from rlgpt.errors import RLGPTError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.stages import log_start, record_stage, stage_key, verified
@@ -28,7 +29,7 @@ _CURRENT: ContextVar[tuple[str, str] | None] = ContextVar(
 
 # Inputs added to a stage after runs were recorded: left out of its key while unset, so that
 # resuming such a run still finds its results.
-_LATER_INPUTS = frozenset({"previous", "reverted"})
+_LATER_INPUTS = frozenset({"previous", "reverted", "learned", "evidence"})
 # Params added after runs were recorded: left out of every key while at their default.
 _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("run", "critic"): True,
@@ -39,6 +40,8 @@ _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("eval", "selection_episodes"): 20,
     ("sandbox", "step_cpu_ms"): 25.0,
     ("sandbox", "run_memory_mib"): 2048,
+    # learned actions came later: the whole section, at its defaults (where they train aside)
+    **{("learn", k): f.default for k, f in LearnParams.model_fields.items() if k != "parallel"},
 }
 # Where a stage runs is not one of its inputs either (a sweep on Dask finds a sequential run's
 # results); only the number of candidates changes what a stage computes.
@@ -52,7 +55,8 @@ def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
     p = ctx.params
     params = p.model_dump(
         mode="json",
-        exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}, "scale": _WHERE},
+        exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}, "scale": _WHERE,
+                 "learn": {"parallel"}},
     )
     for (section, name), default in _LATER_PARAMS.items():
         if params[section].get(name) == default:

@@ -12,6 +12,7 @@ from typing import Any
 from prefect import task
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, OneAgent, SlowAgent, withheld_critique
+from rlgpt.evidence import Evidence
 from rlgpt.faults import maybe_crash
 from rlgpt.library.reuse import LIBRARY_USED, record_iteration, recorded, retrieve
 from rlgpt.lineage.context import RunContext
@@ -30,6 +31,8 @@ from rlgpt.messages import (
 )  # fmt: skip
 from rlgpt.rl.evaluate import SELECTION_SEED_BASE
 from rlgpt.rl.evaluate import evaluate as run_evaluation
+from rlgpt.rl.learned import LearnedResult
+from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.train import TrainResult
 from rlgpt.rl.train import train as run_training
 from rlgpt.sandbox.validate import validate_all
@@ -48,10 +51,14 @@ def agent_kwargs(ctx: RunContext) -> dict[str, Any]:
 
 @stage("decompose", retries=2)
 def decompose(
-    ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None
-) -> Decomposition:
+    ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None,
+    evidence: dict[str, Evidence] | None = None,
+) -> Decomposition:  # fmt: skip
+    """Slow agent: the plan, each sub-action coded or learned from `evidence` (what the run
+    and the skill library know of each one's code and learning; none before any)."""
     slow = SlowAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
-    dec = slow.decompose(ctx.task, previous, critique)
+    dec = slow.decompose(ctx.task, previous, critique, evidence,
+                         ctx.params.run.success_threshold)  # fmt: skip
     finish(ctx, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
     return dec
 
@@ -143,10 +150,14 @@ def repair(
 
 
 @stage("configure_rl", retries=2)
-def configure_rl(ctx: RunContext, k: int, dec: Decomposition, valid: list[str]) -> RLConfig:
+def configure_rl(
+    ctx: RunContext, k: int, dec: Decomposition, valid: list[str], learned: list[str] | None = None
+) -> RLConfig:  # fmt: skip
+    """Fast agent: the task's RL config over the coded actions that passed validation and the
+    learned actions that passed their judgement."""
     fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     tp = ctx.params.train
-    cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget)
+    cfg = fast.rl_config(ctx.task, dec, valid, tp.ppo, tp.sample_budget, learned)
     finish(ctx, [write_model(ctx.layout.file(k, "rl_config.json"), cfg)])
     return cfg
 
@@ -161,13 +172,19 @@ def in_run(ctx: RunContext, path: str) -> Path:
     return Path(path)
 
 
+def in_run_learned(ctx: RunContext, learned: list[LearnedAction] | None) -> list[LearnedAction]:
+    """Learned actions with their policy files where the run directory is now."""
+    return [a.model_copy(update={"policy": str(in_run(ctx, a.policy))}) for a in learned or []]
+
+
 @stage("train", retries=1)
 def train(
     ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction],
-    previous: TrainResult | None = None,
+    previous: TrainResult | None = None, learned: list[LearnedAction] | None = None,
 ) -> TrainResult:  # fmt: skip
-    """PPO on the enlarged action space; with `previous` (train.warm_start), it continues the
-    last iteration's policy when the action space is the same."""
+    """PPO on the enlarged action space (coded, then `learned` actions); with `previous`
+    (train.warm_start), it continues the last iteration's policy when the action space is
+    the same. The states where it called each learned action are kept (train/starts/)."""
     seed = ctx.params.run.seed + k
     out = ctx.layout.train_dir(k)
     if previous is not None:
@@ -175,8 +192,10 @@ def train(
     result = run_training(
         ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
         ctx.params.sandbox, previous, ctx.params.scale.training_slots,
+        learned=in_run_learned(ctx, learned), snapshots=ctx.params.learn.snapshots,
     )  # fmt: skip
     files = [Path(result.checkpoint), write_model(out / "train.json", result)]
+    files += sorted((out / "starts").glob("*.starts.pkl"))
     finish(ctx, files)
     return result
 
@@ -184,12 +203,12 @@ def train(
 @stage("evaluate", retries=1)
 def evaluate(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
-    trained: TrainResult,
+    trained: TrainResult, learned: list[LearnedAction] | None = None,
 ) -> EvalReport:  # fmt: skip
     report, table = run_evaluation(
         in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
         ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
-        ctx.params.sandbox,
+        ctx.params.sandbox, learned=in_run_learned(ctx, learned),
     )  # fmt: skip
     report = with_training_faults(report, trained)
     episodes = ctx.layout.file(k, "episodes.parquet")
@@ -201,7 +220,7 @@ def evaluate(
 @stage("select", retries=1)
 def select(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
-    trained: TrainResult,
+    trained: TrainResult, learned: list[LearnedAction] | None = None,
 ) -> EvalReport:  # fmt: skip
     """The policy on the selection episodes (eval.selection_episodes, seeds apart from the
     evaluation's): what chooses the final policy and keeps out a harmful revision."""
@@ -209,7 +228,7 @@ def select(
     report, _ = run_evaluation(
         in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
         params, ctx.params.run.seed, trained.samples, ctx.show_progress, ctx.params.sandbox,
-        seed_base=SELECTION_SEED_BASE,
+        seed_base=SELECTION_SEED_BASE, learned=in_run_learned(ctx, learned),
     )  # fmt: skip
     finish(ctx, [write_model(ctx.layout.file(k, "selection.json"), report)])
     return report
@@ -231,13 +250,16 @@ def with_training_faults(report: EvalReport, trained: TrainResult) -> EvalReport
 def critique(
     ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
     evaluation: EvalReport, reverted: dict[str, str] | None = None,
+    learned: list[LearnedResult] | None = None,
 ) -> Critique:  # fmt: skip
     """The critic's verdict; `reverted` (rlgpt's, from the selection episodes) is recorded in
-    it, and a reverted action gets no fast-agent feedback this round: its earlier code stays."""
+    it, and a reverted action gets no fast-agent feedback this round: its earlier code stays.
+    `learned`: this iteration's learned actions, with their reach before and after training
+    (and why any was kept out)."""
     threshold = ctx.params.run.success_threshold
     if ctx.params.run.critic:
         critic = CriticAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
-        verdict = critic.critique(ctx.task, dec, validation, evaluation, threshold)
+        verdict = critic.critique(ctx.task, dec, validation, evaluation, threshold, learned)
     else:
         verdict = withheld_critique(evaluation, threshold)
     if reverted:
@@ -267,16 +289,28 @@ def summarize_iteration(
     ctx: RunContext, k: int, outer: int, inner: int, dec: Decomposition,
     validation: ValidationReport, evaluation: EvalReport, verdict: Critique,
     trained: TrainResult, selection: EvalReport | None = None,
+    learned: list[LearnedResult] | None = None,
 ) -> IterationSummary:  # fmt: skip
+    """The iteration's row; its samples are every primitive step it took: the task's training
+    and each learned action's (its training and the episodes played for its start states)."""
     usage = usage_of(sorted(ctx.layout.llm_dir(k).glob("*.json")), ctx.params.llm)
     valid = {a.name for a in validation.actions if a.ok}
     coded = [s.name for s in dec.sub_actions if s.mode == "code" and s.name in valid]
-    learned = [s.name for s in dec.sub_actions if s.name not in coded]
+    uncoded = [s.name for s in dec.sub_actions if s.name not in coded]
     excluded = {a.name: str(a.error_kind) for a in validation.failed()}
+    learned_samples = sum(r.samples for r in learned or [])
+    learned_actions = {
+        r.name: (f"reach {r.reach_before:.2f} -> {r.reach_after:.2f}"
+                 + (f" (its code alone {r.skill_reach:.2f})" if r.skill_reach is not None else ""))
+        if r.ok and r.reach_before is not None and r.reach_after is not None
+        else f"excluded: {r.reason}"[:200]
+        for r in learned or []
+    }  # fmt: skip
     return IterationSummary(
-        iteration=k, outer=outer, inner=inner,
-        success_rate=evaluation.success_rate, samples=trained.samples,
-        dead_loop_ratio=evaluation.dead_loop_ratio, coded=coded, learned=learned,
+        iteration=k, outer=outer, inner=inner, learned_samples=learned_samples,
+        learned_actions=learned_actions,
+        success_rate=evaluation.success_rate, samples=trained.samples + learned_samples,
+        dead_loop_ratio=evaluation.dead_loop_ratio, coded=coded, learned=uncoded,
         validation="ok" if not excluded else f"{len(excluded)} excl", excluded=excluded,
         verdict=verdict.verdict,
         failing_sub_action=verdict.failing_sub_action,

@@ -33,6 +33,7 @@ from rlgpt.lineage.reproduce import Comparison
 from rlgpt.lineage.summary import IterationSummary
 from rlgpt.lineage.sweep import SweepSummary
 from rlgpt.messages import EvalReport
+from rlgpt.rl.learned import LearnedResult
 from rlgpt.worlds import get_world
 
 
@@ -226,6 +227,52 @@ def log_iteration(
         c.log_metric(ctx.mlflow_run_id, "success_rate", it.success_rate, step=it.iteration)
     c.set_terminated(rid, "FINISHED")
     return str(rid)
+
+
+@task(name="mlflow_learned")
+def log_learned(ctx: RunContext, k: int, learned: list[LearnedResult]) -> list[str]:
+    """A nested run per learned action of iteration k: its config as params, its reach before
+    and after training (and its code's alone), its samples, its learning curve and policy;
+    logged once (a resumed run finds it)."""
+    if ctx.mlflow_run_id is None or not learned:
+        return []
+    c = client(ctx.params.tracking.mlflow_uri)
+    parent = c.get_run(ctx.mlflow_run_id)
+    ids = []
+    for r in learned:
+        tags = {"mlflow.parentRunId": ctx.mlflow_run_id, "rlgpt.run_id": ctx.run_id,
+                "rlgpt.iteration": str(k), "rlgpt.learned": r.name}  # fmt: skip
+        found = [o for o in _runs(c, parent.info.experiment_id, ctx.run_id)
+                 if o.data.tags.get("rlgpt.learned") == r.name
+                 and o.data.tags.get("rlgpt.iteration") == str(k)
+                 and o.info.status == "FINISHED"]  # fmt: skip
+        if found:
+            ids.append(str(found[0].info.run_id))
+            continue
+        rid = c.create_run(parent.info.experiment_id, run_name=f"{ctx.run_id}/iter_{k}/{r.name}",
+                           tags=tags).info.run_id  # fmt: skip
+        now = int(time.time() * 1000)
+        values = {"ok": float(r.ok), "samples": r.samples, "train_samples": r.train_samples,
+                  "start_samples": r.start_samples, "samples_per_s": r.samples_per_s,
+                  "wall_s": r.wall_s, "reach_before": r.reach_before, "reach_after": r.reach_after,
+                  "skill_reach": r.skill_reach, "deaths_after": r.deaths_after}  # fmt: skip
+        metrics = [Metric(n, float(v), now, 0) for n, v in values.items() if v is not None]
+        out = ctx.layout.iter_dir(k) / "learned" / r.name
+        curve = out / "curve.csv"
+        if curve.is_file():
+            rows = [line.split(",") for line in curve.read_text().splitlines()[1:] if line]
+            metrics += [Metric(m, float(row[i]), now, int(row[0])) for row in rows
+                        for m, i in (("curve.return", 1), ("curve.success", 3))]  # fmt: skip
+        for i in range(0, len(metrics), 1000):
+            c.log_batch(rid, metrics=metrics[i : i + 1000])
+        if r.config is not None:
+            _log_params(c, rid, flat(r.config.model_dump(mode="json"), "learned."))
+        c.set_tag(rid, "rlgpt.reason", r.reason[:500] or "-")
+        if r.policy and Path(r.policy).is_file():
+            c.log_artifact(rid, r.policy, "policy")
+        c.set_terminated(rid, "FINISHED")
+        ids.append(str(rid))
+    return ids
 
 
 def _log_training(c: MlflowClient, rid: str, d: Path, now: int, masking: str) -> None:

@@ -68,10 +68,12 @@ class Agent:
 
     def ask(
         self, kind: str, model: type[M], fallback: Callable[[str], M | None] | None = None,
-        candidate: int = 0, **context: Any,
+        candidate: int = 0, check: Callable[[M], str | None] | None = None, **context: Any,
     ) -> M:  # fmt: skip
         """Render prompts/<kind>.md with `context`, ask, and return a validated `model`.
-        `candidate` i > 0: another sample of the same prompt (sampled with seed + i)."""
+        `candidate` i > 0: another sample of the same prompt (sampled with seed + i). `check`:
+        what keeps a well-formed answer from being used (None: nothing); it goes back to the
+        model like a format error."""
         values = {**context, "schema": json.dumps(model.model_json_schema())}
         task = context.get("task") or {}  # every role's request names its task, and so its world
         world = get_world(str(task.get("world", DEFAULT_WORLD)))
@@ -94,6 +96,9 @@ class Agent:
                 if reply.finish_reason == "length":
                     raise FormatError("the reply was cut off (finish_reason=length): be shorter")
                 parsed = _parse(reply.text, model, fallback)
+                problem = check(parsed) if check is not None else None
+                if problem:
+                    raise FormatError(problem)
                 self._record(request, reply, key, cached, ok=True)
                 return parsed
             except FormatError as exc:

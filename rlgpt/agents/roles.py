@@ -7,12 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 from rlgpt.agents.base import Agent
+from rlgpt.config import LearnParams
+from rlgpt.evidence import Evidence
 from rlgpt.messages import (
     ActionValidation,
     CodedAction,
     Critique,
     Decomposition,
     EvalReport,
+    LearnedConfig,
     PlanAndCode,
     PPOConfig,
     RLConfig,
@@ -52,8 +55,15 @@ class SlowAgent(Agent):
     role = "slow"
 
     def decompose(
-        self, task: TaskSpec, previous: Decomposition | None, critique: Critique | None
-    ) -> Decomposition:
+        self, task: TaskSpec, previous: Decomposition | None, critique: Critique | None,
+        evidence: dict[str, Evidence] | None = None, success_threshold: float = 0.8,
+    ) -> Decomposition:  # fmt: skip
+        """The plan; `evidence`: each sub-action's record of code and learning so far (shown
+        only when there is some, so the prompts of runs without any stay the same)."""
+        extra: dict[str, Any] = {}
+        if evidence:
+            extra = {"evidence": {n: e.model_dump() for n, e in evidence.items()},
+                     "success_threshold": success_threshold}  # fmt: skip
         dec = self.ask(
             "slow_decompose",
             Decomposition,
@@ -61,6 +71,7 @@ class SlowAgent(Agent):
             recipes=game(task)["recipes"],
             previous=previous.model_dump() if previous else None,
             critique=critique.model_dump() if critique else None,
+            **extra,
         )
         if dec.task != task.name:
             dec = dec.model_copy(update={"task": task.name})
@@ -143,8 +154,12 @@ class FastAgent(Agent):
 
     def rl_config(
         self, task: TaskSpec, dec: Decomposition, coded: list[str], ppo: PPOConfig,
-        sample_budget: int,
+        sample_budget: int, learned: list[str] | None = None,
     ) -> RLConfig:  # fmt: skip
+        """The task's RL config; `learned`: the learned actions trained this iteration that
+        may join its space (the request names them only when there are some, so the
+        exchanges of runs without learned actions stay the same)."""
+        extra = {"learned": learned} if learned else {}
         cfg = self.ask(
             "fast_rlconfig",
             RLConfig,
@@ -154,15 +169,49 @@ class FastAgent(Agent):
             primitives=game(task)["primitives"],
             ppo=ppo.model_dump(),
             sample_budget=sample_budget,
+            **extra,
         )
         unknown = [m for m in cfg.macro_actions if m not in coded]
         if unknown:  # never insert an action that did not pass validation
             cfg = cfg.model_copy(
                 update={"macro_actions": [m for m in cfg.macro_actions if m in coded]}
             )
+        known = [n for n in cfg.learned_actions if n in (learned or [])]
+        if known != cfg.learned_actions:  # only trained learned actions that passed
+            cfg = cfg.model_copy(update={"learned_actions": known})
         # the budget is the user's (train.sample_budget): a model cannot spend more, or less
         kept = kept_primitives(cfg, dec, game(task)["primitives"])
         return cfg.model_copy(update={"primitive_actions": kept, "sample_budget": sample_budget})
+
+
+    def learned_config(
+        self, task: TaskSpec, sub: SubAction, dec: Decomposition, coded: list[str], *,
+        signals: dict[str, str], learn: LearnParams, ppo: PPOConfig,
+        check: Callable[[LearnedConfig], str | None], previous: LearnedConfig | None = None,
+        evidence: dict[str, Any] | None = None, feedback: str = "",
+    ) -> LearnedConfig:  # fmt: skip
+        """The RL config of the learned action for `sub`: its reward (effect bonus, terms,
+        dense signals, death penalty), its own action space, its budgets. A config `check`
+        rejects (unknown term, signal or action, a budget beyond the run's) goes back to the
+        model with the reason."""
+        cfg = self.ask(
+            "fast_learned",
+            LearnedConfig,
+            check=check,
+            task=task.model_dump(),
+            sub_action=sub.model_dump(),
+            decomposition=dec.model_dump(),
+            coded=coded,
+            primitives=game(task)["primitives"],
+            signals=signals,
+            sample_budget=learn.sample_budget,
+            step_budget=learn.step_budget,
+            ppo=ppo.model_dump(),
+            previous=previous.model_dump() if previous else None,
+            evidence=evidence or {},
+            feedback=feedback,
+        )
+        return cfg.model_copy(update={"name": sub.name})
 
 
 def kept_primitives(cfg: RLConfig, dec: Decomposition, primitives: list[str]) -> list[str] | None:
@@ -172,7 +221,8 @@ def kept_primitives(cfg: RLConfig, dec: Decomposition, primitives: list[str]) ->
     if cfg.primitive_actions is None:
         return None
     known = [p for p in cfg.primitive_actions if p in primitives]
-    uncovered = [s.name for s in dec.sub_actions if s.name not in cfg.macro_actions]
+    inserted = set(cfg.macro_actions) | set(cfg.learned_actions)
+    uncovered = [s.name for s in dec.sub_actions if s.name not in inserted]
     if uncovered or not (known or cfg.macro_actions):
         return None
     return known
@@ -183,11 +233,17 @@ class CriticAgent(Agent):
 
     def critique(
         self, task: TaskSpec, dec: Decomposition, validation: ValidationReport,
-        evaluation: EvalReport, success_threshold: float,
+        evaluation: EvalReport, success_threshold: float, learned: list[Any] | None = None,
     ) -> Critique:  # fmt: skip
         """The model's critique, plus what rlgpt knows for certain: which coded actions were kept
         out of training by validation, and which failed when played (they also get fast-agent
-        feedback, so the next round rewrites them)."""
+        feedback, so the next round rewrites them). `learned`: the iteration's learned actions
+        (rlgpt/rl/learned.py, LearnedResult), shown with their reach before and after."""
+        extra: dict[str, Any] = {}
+        if learned:
+            keep = {"ok", "reason", "reach_before", "reach_after", "skill_reach", "deaths_after",
+                    "out_of_steps_after", "samples"}  # fmt: skip
+            extra["learned"] = {r.name: r.model_dump(include=keep) for r in learned}
         verdict = self.ask(
             "critic",
             Critique,
@@ -198,6 +254,7 @@ class CriticAgent(Agent):
             ),
             evaluation=evaluation.model_dump(),
             success_threshold=success_threshold,
+            **extra,
         )
         excluded = validation.excluded()
         faults = evaluation.macro_faults

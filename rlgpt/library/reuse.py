@@ -13,6 +13,7 @@ import logging
 from pathlib import Path
 
 from rlgpt.errors import UserError
+from rlgpt.evidence import LibraryRecord
 from rlgpt.library.store import Origin, SkillEntry, SkillLibrary, origin_of, usage_stat
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, ValidationReport
 
@@ -77,4 +78,21 @@ def record_iteration(
             origin = origin_of(run, k, action.name, task)
         stat = usage_stat(action.name, run.name, k, task, evaluation)
         out.append(lib.record(action, subs[action.name], verdict, origin, stat, world))
+    return out
+
+
+def history(root: Path, world: str) -> dict[str, LibraryRecord]:
+    """Each sub-action's best coded version of `world` with a training record: over how many
+    iterations it trained, its mean reach rate, and the mean share of episodes that died
+    while it was the next step (evidence for the slow agent: rlgpt/evidence.py)."""
+    lib = SkillLibrary(root)
+    manifest = lib.manifest()
+    out: dict[str, LibraryRecord] = {}
+    for name in manifest.skills:
+        entry = lib.best(name, manifest, world)
+        if entry is None or not entry.stats:
+            continue
+        n = len(entry.stats)
+        out[name] = LibraryRecord(iterations=n, mean_reach=entry.mean_reach(),
+                                  mean_deaths=sum(s.deaths for s in entry.stats) / n)  # fmt: skip
     return out

@@ -54,6 +54,7 @@ class UsageStat(BaseModel):
     errors: int = 0
     dead_loops: int = 0
     task_success: float = 0.0
+    deaths: float = 0.0  # share of episodes that died while it was the plan's next step
 
 
 class SkillEntry(BaseModel):
@@ -196,7 +197,7 @@ def usage_stat(
         reach_rate=round(report.subgoal_rates.get(name, 0.0), 4),
         usage=round(report.macro_usage.get(name, 0.0), 4),
         errors=report.macro_errors.get(name, 0), dead_loops=report.macro_dead_loops.get(name, 0),
-        task_success=report.success_rate,
+        task_success=report.success_rate, deaths=round(report.deaths_at.get(name, 0.0), 4),
     )  # fmt: skip
 
 

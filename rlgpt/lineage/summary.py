@@ -41,6 +41,8 @@ class IterationSummary(_Record):
     train_samples_per_s: float = 0.0
     selection_rate: float | None = None  # success on the selection episodes (none: not run)
     reverted: dict[str, str] = {}  # coded actions whose revision was kept out, and why
+    learned_samples: int = 0  # of `samples`: the learned actions' trainings and start episodes
+    learned_actions: dict[str, str] = {}  # learned action -> its reach before -> after, or why out
 
 
 class RunSummary(_Record):

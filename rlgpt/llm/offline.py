@@ -13,15 +13,19 @@ import re
 import time
 from typing import Any
 
+from rlgpt.evidence import Evidence, choose_mode
 from rlgpt.llm.base import LLMReply, LLMRequest
 from rlgpt.messages import (
     CodedAction,
     Critique,
     Decomposition,
     EvalReport,
+    LearnedConfig,
     PlanAndCode,
+    PPOConfig,
     RewardTerm,
     RLConfig,
+    ShapingTerm,
     TaskSpec,
 )  # fmt: skip
 from rlgpt.worlds import DEFAULT_WORLD, get_world
@@ -32,18 +36,9 @@ from rlgpt.worlds import DEFAULT_WORLD, get_world
 _OUT_OF_STEPS = re.compile(r"ran out of steps(?! 0x)|search longer")
 
 
-def _to_code(critique: dict[str, Any] | None) -> set[str]:
-    """Sub-actions the critic found blocking: every bottleneck, and the worst one."""
-    if not critique:
-        return set()
-    names = set(critique.get("bottlenecks") or {})
-    if critique.get("failing_sub_action"):
-        names.add(critique["failing_sub_action"])
-    return names
-
-
 class OfflineAuthor:
-    """Answers slow_decompose, fast_code, fast_repair, fast_rlconfig and critic requests."""
+    """Answers slow_decompose, fast_code, fast_repair, fast_rlconfig, fast_learned and critic
+    requests."""
 
     backend = "offline"
 
@@ -75,10 +70,21 @@ class OfflineAuthor:
 
     # -- slow agent ----------------------------------------------------------------------
     def _slow_decompose(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        """Each sub-action coded unless its evidence (rlgpt/agents/evidence.py) says its code
+        fails; a learned one coded again where its learning did not beat its code."""
         task = TaskSpec.model_validate(ctx["task"])
+        threshold = float(ctx.get("success_threshold") or 0.8)
         previous = ctx.get("previous")
         modes = {s["name"]: s["mode"] for s in previous["sub_actions"]} if previous else {}
-        return self.author.decompose(task, modes, _to_code(ctx.get("critique"))).model_dump()
+        evidence = ctx.get("evidence") or {}
+        notes: dict[str, str] = {}
+        for name, record in evidence.items():
+            ev = Evidence.model_validate(record)
+            mode, why = choose_mode(ev, threshold)
+            modes[name] = mode
+            if why:
+                notes[name] = f"{'learned' if mode == 'rl' else 'coded again'}: {why}"
+        return self.author.decompose(task, modes, notes).model_dump()
 
     def _one_agent(self, ctx: dict[str, Any]) -> dict[str, Any]:
         """Plays both roles in one answer: the same plan and code as the two agents give."""
@@ -106,6 +112,37 @@ class OfflineAuthor:
         action = ctx["action"]
         return self.author.write_action(action["name"], int(action["step_budget"])).model_dump()
 
+    def _fast_learned(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        """A learned action's RL problem: its code (where it passed validation) and the
+        survival actions in its space beside every primitive, so the policy learns when to
+        call the code and when to act itself; the effect paid, dying charged, health (and,
+        for a descent, kills: a floor's ladder opens with them) shaped. A config the critic
+        found wanting on deaths charges death twice as much."""
+        dec = Decomposition.model_validate(ctx["decomposition"])
+        name = ctx["sub_action"]["name"]
+        coded = list(ctx["coded"])
+        helpers = [n for n in [name, *(s.name for s in dec.sub_actions if s.survival)]
+                   if n in coded]  # fmt: skip
+        known = ctx["signals"]
+        shaping = [ShapingTerm(signal="health", weight=0.5)] if "health" in known else []
+        if name.startswith("enter_") and "kills" in known:
+            shaping.append(ShapingTerm(signal="kills", weight=1.0))
+        previous = ctx.get("previous") or {}
+        death = float(previous.get("death_penalty", 5.0))
+        if previous and "death" in (ctx.get("feedback") or ""):
+            death *= 2
+        step_budget = int(ctx["step_budget"])
+        sample_budget = int(ctx["sample_budget"])
+        ppo = PPOConfig.model_validate(ctx["ppo"]).model_copy(update={"gamma": 0.99})
+        return LearnedConfig(
+            name=name, macro_actions=helpers, primitive_actions=None, effect_bonus=10.0,
+            shaping=shaping, death_penalty=death, step_budget=step_budget, ppo=ppo,
+            sample_budget=max(sample_budget, 4 * step_budget),
+            reasoning="Its code and the survival actions join every primitive: the policy "
+            "learns when to call them and when to act (fight, flee, rest) itself; the effect "
+            "pays, death costs, health is shaped.",
+        ).model_dump()  # fmt: skip
+
     def _fast_rlconfig(self, ctx: dict[str, Any]) -> dict[str, Any]:
         dec = Decomposition.model_validate(ctx["decomposition"])
         terms = [
@@ -114,8 +151,10 @@ class OfflineAuthor:
             if not s.survival
         ]
         coded = list(ctx["coded"])
-        every = all(s.name in coded for s in dec.sub_actions)
+        learned = list(ctx.get("learned") or [])
+        every = all(s.name in coded or s.name in learned for s in dec.sub_actions)
         cfg = RLConfig(
+            learned_actions=learned,
             macro_actions=coded,
             reward_terms=terms,
             primitive_actions=[] if every else None,
@@ -140,13 +179,14 @@ class OfflineAuthor:
         worst, drop, prev = dec.sub_actions[0], -1.0, 1.0
         blocking: dict[str, str] = {}
         fast: dict[str, str] = {}
+        learned = ctx.get("learned") or {}
         for sub in [s for s in dec.sub_actions if not s.survival]:  # each blocking sub-goal
             rate = report.subgoal_rates.get(sub.name, 0.0)
             if prev - rate > drop:
                 worst, drop = sub, prev - rate
             seen = f"reached in {rate:.0%} of episodes (the one before: {prev:.0%})"
             if rate < threshold and sub.mode == "rl":
-                blocking[sub.name] = f"learned and {seen}: code it."
+                fast[sub.name], blocking[sub.name] = _learned_cause(learned.get(sub.name), seen)
             elif rate < threshold and prev > 0 and rate < 0.95 * prev:
                 fast[sub.name] = _coded_cause(report, sub.name)
                 blocking[sub.name] = f"coded and {seen}; {fast[sub.name]}."
@@ -158,17 +198,38 @@ class OfflineAuthor:
         why = f"Blocking: {', '.join(blocking)}. Most episodes stop at '{worst.name}'."
         if deaths:
             why += f" {deaths:.0%} of episodes end in death."
-        learned = [n for n, b in blocking.items() if b.startswith("learned")]
+        to_code = [n for n, b in blocking.items() if b.endswith(": code it.")]
+        for name in to_code:
+            fast.pop(name, None)
         return Critique(
-            verdict="revise_plan" if learned else "revise_code",
+            verdict="revise_plan" if to_code else "revise_code",
             failing_sub_action=worst.name,
             bottlenecks=blocking,
-            fast_feedback=fast,
-            slow_feedback=f"Code the learned sub-actions rarely reached: {', '.join(learned)}."
-            if learned
+            fast_feedback={n: f for n, f in fast.items() if f},
+            slow_feedback=f"Code the learned sub-actions that did not learn: {', '.join(to_code)}."
+            if to_code
             else "",
             reasoning=why,
         ).model_dump()
+
+
+def _learned_cause(record: dict[str, Any] | None, seen: str) -> tuple[str, str]:
+    """(feedback for the fast agent, the bottleneck) of a learned sub-action rarely reached:
+    one whose training raised its reach from its start states trains further; one with no
+    learned action, or whose learning did not beat its code alone, is coded."""
+    if not record:
+        return "", f"learned, no learned action for it, and {seen}: code it."
+    after, before = record.get("reach_after"), record.get("reach_before")
+    skill = record.get("skill_reach")
+    if not record.get("ok") and record.get("reason", "").startswith(("config", "diverged")):
+        why = record.get("reason", "")
+        return f"its RL config failed: {why}; give it a new reward", f"learned and {seen}; {why}"
+    if after is not None and (skill is None or after >= skill) and after > (before or 0.0):
+        said = (f"its reach from held-out start states rose from {before:.0%} to {after:.0%}"
+                + (f" (its code alone: {skill:.0%})" if skill is not None else ""))  # fmt: skip
+        return f"learned: {said}: train further", f"learned and {seen}; {said}: train further."
+    said = f"its learning did not beat {'its code alone' if skill is not None else 'chance'}"
+    return "", f"learned and {seen}; {said}: code it."
 
 
 def _coded_cause(report: EvalReport, name: str) -> str:

@@ -11,10 +11,11 @@ import numpy as np
 
 from rlgpt.config import Masking, SandboxParams
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
+from rlgpt.rl.options import LearnedAction, LearnedOption
 from rlgpt.rl.rewards import AchievementReward
 from rlgpt.sandbox.pipes import Waits, drive
 from rlgpt.sandbox.pool import MacroPool
-from rlgpt.skills.runtime import MacroActionWrapper, Step
+from rlgpt.skills.runtime import MacroActionWrapper, Snapshots, Step
 from rlgpt.worlds import get_world
 
 
@@ -40,26 +41,33 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 def make_env(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, view_radius: int,
     macro_step_budget: int, sandbox: SandboxParams | None = None, masking: Masking = "off",
+    learned: list[LearnedAction] | None = None, snapshots: Snapshots | None = None,
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; each inserted coded action runs in its own sandboxed worker, which the env
     closes in its own close(). With `masking` ("recipes" or "plan"), the env's action_masks()
-    hides the coded actions that cannot make progress now (the world's `action_mask`)."""
+    hides the coded actions that cannot make progress now (the world's `action_mask`).
+    `learned` actions named in `cfg.learned_actions` join the space after the coded ones, as
+    options (rlgpt/rl/options.py); the coded actions they call run in the same pool."""
     world = get_world(task.world)
+    options = {a.name: LearnedOption(world, a) for a in learned or []
+               if a.name in cfg.learned_actions}  # fmt: skip
     inserted = [c for c in coded if c.name in cfg.macro_actions]
+    wanted = {n for o in options.values() for n in o.coded}
+    pooled = [c for c in coded if c.name in cfg.macro_actions or c.name in wanted]
     base = world.make_env(task, observation=cfg.observation, view_radius=view_radius, seed=seed)
     shaped = AchievementReward(base, cfg.reward_terms, cfg.success_bonus)  # type: ignore[arg-type]
     sb = sandbox or SandboxParams()
-    pool = MacroPool(inserted, world.skills(), sb.isolation, sb.reply_timeout_s,
+    pool = MacroPool(pooled, world.skills(), sb.isolation, sb.reply_timeout_s,
                      step_cpu_ms=sb.step_cpu_ms, run_memory_mib=sb.run_memory_mib)  # fmt: skip
-    budget = max([macro_step_budget, *[c.step_budget for c in inserted]])
-    names = [c.name for c in inserted]
+    budget = max([macro_step_budget, *[c.step_budget for c in pooled]])
+    names = [c.name for c in inserted] + [n for n in cfg.learned_actions if n in options]
     prims = cfg.primitive_actions
     rule = world.action_mask(task, names, world.primitives() if prims is None else prims,
                              ordered=masking == "plan")  # fmt: skip
     env = MacroActionWrapper(
         shaped, names, pool, all_primitives=world.primitives(), vitals=world.vitals,
         step_budget=budget, no_effect_penalty=cfg.no_effect_penalty, primitives=prims,
-        mask=rule if masking != "off" else None,
+        mask=rule if masking != "off" else None, options=options, snapshots=snapshots,
     )  # fmt: skip
     env.reset(seed=seed)
     return env
@@ -68,19 +76,14 @@ def make_env(
 def env_factories(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, n_envs: int,
     view_radius: int, macro_step_budget: int, sandbox: SandboxParams | None = None,
-    masking: Masking = "off",
+    masking: Masking = "off", learned: list[LearnedAction] | None = None,
+    snapshots: Snapshots | None = None,
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
         return lambda: SlimInfo(
             make_env(
-                task,
-                cfg,
-                coded,
-                seed * 1000 + rank,
-                view_radius,
-                macro_step_budget,
-                sandbox,
-                masking,
+                task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget, sandbox,
+                masking, learned, snapshots,
             )  # fmt: skip
         )
 

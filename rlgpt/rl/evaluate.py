@@ -15,6 +15,7 @@ from sb3_contrib import MaskablePPO
 from rlgpt.config import EvalParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
 from rlgpt.rl.envs import macro_faults, make_env
+from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.schema import EPISODES
 from rlgpt.rl.train import lean, load_policy
@@ -56,14 +57,14 @@ def evaluate(
     checkpoint: Path | None, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
     coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
     show_progress: bool = True, sandbox: SandboxParams | None = None, act: Act | None = None,
-    seed_base: int = EVAL_SEED_BASE,
+    seed_base: int = EVAL_SEED_BASE, learned: list[LearnedAction] | None = None,
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
     """Run params.episodes episodes on held-out seeds (from `seed_base`: the evaluation's, or
     the selection's); the report and the episode table. The policy is the checkpoint's, or
     `act` when given (then `checkpoint` is not read)."""
     env = make_env(
         task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox,
-        train.action_masking,
+        train.action_masking, learned,
     )  # fmt: skip
     if act is None:
         if checkpoint is None:
@@ -81,6 +82,7 @@ def evaluate(
 
     rows, usage, loops, errors = [], Counter[str](), Counter[str](), Counter[str]()
     reached: Counter[str] = Counter()
+    died_at: Counter[str] = Counter()
     traces: list[str] = []
     try:
         what = "eval" if seed_base == EVAL_SEED_BASE else "select"
@@ -112,6 +114,11 @@ def evaluate(
                 for sub in dec.sub_actions:
                     reached[sub.name] += int(ach.get(sub.name, 0) >= sub.count)
                 died = term and not info.get("won")  # a won game (Craftax's boss) is no death
+                if died:  # the step it died on: the plan's first one not yet done
+                    todo = [s.name for s in dec.sub_actions
+                            if not s.survival and ach.get(s.name, 0) < s.count]  # fmt: skip
+                    if todo:
+                        died_at[todo[0]] += 1
                 end = "success" if info["success"] else ("death" if died else "time_limit")
                 dead = end != "success" and progress.stuck(steps, params.dead_loop_window)
                 if end != "success" and len(traces) < 3:
@@ -142,5 +149,6 @@ def evaluate(
         macro_faults=faults,
         failure_traces=traces,
         ends={e: float((table["end"] == e).mean()) for e in ("success", "death", "time_limit")},
+        deaths_at={k: v / len(table) for k, v in sorted(died_at.items())},
     )
     return report, table

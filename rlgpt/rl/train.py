@@ -24,11 +24,13 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.faults import maybe_crash
-from rlgpt.messages import CodedAction, RLConfig, TaskSpec
+from rlgpt.messages import CodedAction, PPOConfig, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.interleave import InterleavedVecEnv
+from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.slots import training_slot
+from rlgpt.rl.starts import SnapshotLog
 
 log = logging.getLogger(__name__)
 # PPO, or sb3-contrib's MaskablePPO when the env's action masks are used (train.action_masking)
@@ -95,6 +97,8 @@ def action_space_key(cfg: RLConfig, coded: list[CodedAction], params: TrainParam
     ]  # fmt: skip
     if params.masked:  # the mask's kind: a policy continues only under the same rule
         parts.append("masked" if params.action_masking == "recipes" else params.action_masking)
+    if cfg.learned_actions:  # learned actions follow the coded ones, in their order
+        parts.append(["learned", *cfg.learned_actions])
     blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -125,6 +129,7 @@ class PrimitiveBudget(BaseCallback):
     def __init__(
         self, budget: int, show: bool, start: int = 0, every: int = 0,
         on_checkpoint: Callable[[int], None] | None = None, curve: Path | None = None,
+        desc: str = "train",
     ) -> None:  # fmt: skip
         super().__init__()
         self.curve = curve
@@ -140,7 +145,7 @@ class PrimitiveBudget(BaseCallback):
         self.on_checkpoint = on_checkpoint
         self.first_success: int | None = None
         self._next = start + every if every else None
-        self.bar = Progress(budget, "train", "samples", start, show)
+        self.bar = Progress(budget, desc, "samples", start, show)
 
     def _on_step(self) -> bool:
         infos = self.locals["infos"]
@@ -192,11 +197,13 @@ def save_atomic(model: Policy, path: Path) -> None:
 
 def run_key(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, init: str | None = None,
-    masking: str = "off",
+    masking: str = "off", learned: list[LearnedAction] | None = None,
 ) -> str:  # fmt: skip
     """What a checkpoint belongs to: resuming under another config (or another starting
-    policy, `init`: its sha256, or with masks switched) would be wrong."""
+    policy, `init`: its sha256, or with masks switched, or other learned actions) would be
+    wrong."""
     parts = [task.content_hash(), cfg.content_hash(), *[c.content_hash() for c in coded]]
+    parts += [a.key() for a in learned or []]
     if init:
         parts.append(init)
     if masking != "off":  # "masked": the key recipe masks have had from the start
@@ -228,18 +235,18 @@ class Checkpoints:
         return int(meta["samples"]) if meta.get("key") == self.key else None
 
 
-def _new_model(
-    cfg: RLConfig, venv: DummyVecEnv, seed: int, device: str, masked: bool, fused_adam: bool
+def new_model(
+    ppo: PPOConfig, image: bool, venv: DummyVecEnv, seed: int, device: str, masked: bool,
+    fused_adam: bool,
 ) -> Policy:  # fmt: skip
     """A fresh PPO (or MaskablePPO). Its optimizer is SB3's own (Adam, eps 1e-5), fused into one
     kernel per step with `fused_adam`; a saved policy keeps the kind it was made with."""
-    ppo = cfg.ppo
     algo: type[PPO] | type[MaskablePPO] = MaskablePPO if masked else PPO
     kwargs: dict[str, object] = {"net_arch": list(ppo.net_arch)}
     if fused_adam:  # SB3's own Adam settings (eps 1e-5), fused
         kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}
     return algo(
-        "CnnPolicy" if cfg.observation == "image" else "MlpPolicy",
+        "CnnPolicy" if image else "MlpPolicy",
         venv,
         learning_rate=ppo.learning_rate,
         n_steps=ppo.n_steps,
@@ -259,7 +266,8 @@ def _new_model(
 def train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
     out_dir: Path, show_progress: bool = True, sandbox: SandboxParams | None = None,
-    previous: TrainResult | None = None, slots: int | None = 0,
+    previous: TrainResult | None = None, slots: int | None = 0, *,
+    learned: list[LearnedAction] | None = None, snapshots: int = 0,
 ) -> TrainResult:  # fmt: skip
     """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. `slots`: at
     most this many trainings run at once on the machine (None: one per core; 0: no limit;
@@ -267,30 +275,34 @@ def train(
     same training resumes from the last complete checkpoint (model, optimizer, num_timesteps,
     samples). With `previous` (the last iteration's result) trained on the same action space,
     training continues that policy (weights and optimizer) instead of starting from
-    scratch."""
+    scratch. `learned` actions join the space as options; with `snapshots`, at most that many
+    states where the policy called each are kept (out_dir/starts/<name>.starts.pkl)."""
     with training_slot(slots, log.warning):  # before any env or worker starts
-        return _train(task, cfg, coded, params, seed, out_dir, show_progress, sandbox, previous)
+        return _train(task, cfg, coded, params, seed, out_dir, show_progress, sandbox, previous,
+                      learned or [], snapshots)  # fmt: skip
 
 
 def _train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
     out_dir: Path, show_progress: bool, sandbox: SandboxParams | None,
-    previous: TrainResult | None,
+    previous: TrainResult | None, learned: list[LearnedAction], snapshots: int,
 ) -> TrainResult:  # fmt: skip
     torch.set_num_threads(params.torch_threads)
     space = action_space_key(cfg, coded, params)
     init = warm_start(previous, space)
     init_sha = _sha256(init) if init else None
     out_dir.mkdir(parents=True, exist_ok=True)
+    log_states = SnapshotLog(snapshots, seed) if snapshots and cfg.learned_actions else None
     factories = env_factories(
         task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
-        sandbox, params.action_masking,
+        sandbox, params.action_masking, learned, log_states,
     )  # fmt: skip
     # envs step in turns: one steps its game while another's worker answers; threads only
     # took turns at the GIL (docs/speed.md, envs in turns)
     venv = InterleavedVecEnv(factories)
     masked = params.masked
-    ckpt = Checkpoints(out_dir, run_key(task, cfg, coded, seed, init_sha, params.action_masking))
+    key = run_key(task, cfg, coded, seed, init_sha, params.action_masking, learned)
+    ckpt = Checkpoints(out_dir, key)
     try:
         start = ckpt.resumable() or 0
         if start:
@@ -301,7 +313,8 @@ def _train(
             model = load_policy(init, venv, params.device)
             model.set_random_seed(seed)
         else:
-            model = _new_model(cfg, venv, seed, params.device, masked, params.fused_adam)
+            model = new_model(cfg.ppo, cfg.observation == "image", venv, seed, params.device,
+                              masked, params.fused_adam)  # fmt: skip
         # SB3's own scalars (losses, entropy, explained variance, ...): train/sb3/progress.csv,
         # which tasks/tracking.py forwards to MLflow
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))
@@ -316,6 +329,8 @@ def _train(
         path = out_dir / "policy.zip"
         save_atomic(model, path)
         faults = macro_faults(venv.envs)
+        if log_states is not None:
+            log_states.save(out_dir / "starts")
     finally:
         venv.close()  # each env closes its coded actions' workers
     done = budget.samples - start

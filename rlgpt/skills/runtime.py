@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeAlias
 
 import gymnasium as gym
@@ -40,6 +41,26 @@ class MacroRunner(Protocol):
     def close(self) -> None: ...
 
 
+class Option(Protocol):
+    """A learned action as the runtime runs it (rlgpt/rl/options.py, LearnedOption): its mask
+    over its own space, its next action (a primitive or one of its coded actions, by name),
+    and its step budget."""
+
+    step_budget: int
+
+    def mask(self, info: Mapping[str, Any], disabled: Callable[[str], bool],
+             standing: Mapping[str, bool]) -> np.ndarray: ...  # fmt: skip
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[str, bool]: ...
+
+
+class Snapshots(Protocol):
+    """Where a training keeps states in which a learned action was called (its start states
+    from the task's own episodes: rlgpt/rl/starts.py, SnapshotLog)."""
+
+    def offer(self, name: str, env: WorldEnv) -> None: ...
+
+
 class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     """Extends the world's primitive actions (`all_primitives`) with one action per coded action
     (or keeps only `primitives` of them, in their order, then the coded actions: with every
@@ -58,6 +79,11 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     between calls), the action is disabled (each later call is one no-op tick) and `faults`
     says why. No coded action ever stops training. The wrapper owns its runner and closes it
     in `close()`.
+
+    `options` are learned actions (names in `names` too, after the coded ones): choosing one
+    runs its policy until its effect, the episode's end or its budget (`_run_learned`); the
+    coded actions it picks run through the same runner. With `snapshots`, each call of a
+    learned action offers the state it starts in (its start states for training further).
     """
 
     def __init__(
@@ -65,8 +91,11 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         all_primitives: list[str], vitals: frozenset[str], step_budget: int = 80,
         no_effect_penalty: float = 0.0, max_errors: int = 20, max_hangs: int = 3,
         primitives: list[str] | None = None, mask: MaskRule | None = None,
+        options: Mapping[str, Option] | None = None, snapshots: Snapshots | None = None,
     ) -> None:  # fmt: skip
         super().__init__(env)
+        self.options = dict(options or {})
+        self.snapshots = snapshots
         self.max_errors = max_errors
         self.max_hangs = max_hangs
         self.errors: Counter[str] = Counter()
@@ -120,7 +149,10 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             self._info = info
             out = {**info, "primitive_steps": 1, "macro": None}
             return obs, float(reward), term, trunc, out
-        return (yield from self._run_macro(self.names[action - self._n_prim]))
+        name = self.names[action - self._n_prim]
+        if name in self.options:
+            return (yield from self._run_learned(name))
+        return (yield from self._run_macro(name))
 
     def action_name(self, action: int) -> tuple[str, bool]:
         """The name of an action of this space, and whether it is a coded action."""
@@ -215,14 +247,57 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             _, error = yield from self._call(name, {}, "stop")
         self._info = info
         assert obs is not None
+        return self._ended(name, before, info, obs, total, steps, term, trunc, error,
+                           self.step_budget)  # fmt: skip
+
+    def _ended(
+        self, name: str, before: dict[str, Any], info: dict[str, Any], obs: np.ndarray,
+        total: float, steps: int, term: bool, trunc: bool, error: str, budget: int,
+    ) -> Step:  # fmt: skip
+        """A call's step: a call that used its whole budget without changing inventory or
+        position is a dead loop; one that changed nothing (or failed) is charged."""
         unchanged = (
             items(info["inventory"], self.vitals) == items(before["inventory"], self.vitals)
             and info["player_pos"] == before["player_pos"]
             and info["achievements"] == before["achievements"]
         )
-        stuck = steps >= self.step_budget and unchanged
+        stuck = steps >= budget and unchanged
         if unchanged or error:  # a call that did nothing (or failed) costs a little
             total -= self.no_effect_penalty
         out = {**info, "primitive_steps": steps, "macro": name, "dead_loop": stuck,
                "macro_error": error or None}  # fmt: skip
         return obs, total, term, trunc, out
+
+    def _run_learned(self, name: str) -> Waits[Step]:
+        """A learned action's call: its policy acts (a primitive, or one of its coded actions
+        run as any coded call) until its achievement rises, the episode ends, or its step
+        budget is spent. A call always costs at least one game tick."""
+        option = self.options[name]
+        before = info = self._info
+        start = int(before["achievements"].get(name, 0))
+        env = self.world_env
+        if self.snapshots is not None:
+            self.snapshots.offer(name, env)
+        obs: np.ndarray = env.last_obs  # type: ignore[attr-defined]
+        total, steps = 0.0, 0
+        term = trunc = False
+        while True:
+            mask = option.mask(info, self.disabled, env.standing())
+            if mask.any():
+                chosen, coded = option.act(obs, mask)
+            else:  # nothing it may do now: the call is one tick
+                chosen, coded = ("noop" if "noop" in self._prim_index else self.primitives[0]), False
+            if coded:
+                obs, reward, term, trunc, out = yield from self._run_macro(chosen)
+                steps += int(out["primitive_steps"])
+                info = self._info
+            else:
+                obs, reward, term, trunc, info = self.env.step(self._prim_index[chosen])
+                self._info = info
+                steps += 1
+            total += float(reward)
+            rose = int(info["achievements"].get(name, 0)) > start
+            if rose or term or trunc or steps >= option.step_budget or not mask.any():
+                break
+        return self._ended(name, before, info, obs, total, steps, term, trunc, "",
+                           option.step_budget)  # fmt: skip

@@ -31,7 +31,11 @@ class WorldEnv(Protocol):
 
     Optionally, a `defer_observations` flag and a `last_obs` property: while the coded-action
     runtime sets the flag (during a call), `step` may return a placeholder observation, and
-    `last_obs` builds the real one when the call ends (the policy sees one per call)."""
+    `last_obs` builds the real one when the call ends (the policy sees one per call).
+
+    Optionally, `snapshot() -> bytes` and `restore(blob) -> info`: the whole state of the
+    episode, and a return to it that continues exactly as the original would (the start
+    states of learned actions, taken from the task's own episodes: rlgpt/rl/starts.py)."""
 
     task: TaskSpec
     action_space: gym.Space[Any]
@@ -138,10 +142,11 @@ class WorldAuthor(Protocol):
         ...
 
     def decompose(
-        self, task: TaskSpec, previous: dict[str, str], switch: set[str]
+        self, task: TaskSpec, modes: dict[str, str], notes: dict[str, str]
     ) -> Decomposition:
-        """The plan for `task`: `previous` is the last plan's mode per sub-action and `switch`
-        the sub-actions the critic found blocking (they are coded now)."""
+        """The plan for `task`, each sub-action in the mode the evidence chose (`modes`: a
+        sub-action it does not name is coded; `notes`: why a mode was chosen, for the
+        reasoning)."""
         ...
 
     def write_action(self, name: str, step_budget: int, revised: bool = False) -> CodedAction:

@@ -8,13 +8,16 @@ import pytest
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
 from rlgpt.llm.offline import OfflineAuthor
+from rlgpt.evidence import Evidence, LearnedRecord, RunRecord, gather
 from rlgpt.messages import (
     ActionValidation,
     Critique,
+    Decomposition,
     EvalReport,
     PPOConfig,
     ValidationReport,
 )  # fmt: skip
+from rlgpt.rl.learned import LearnedResult
 from rlgpt.sandbox.gate import gate
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.recipes import actions
@@ -45,35 +48,59 @@ def evaluation(rates: dict[str, float], success: float = 0.0, loops=None) -> Eva
 VALID = ValidationReport(actions=[ActionValidation(name="place_table", ok=True)])
 
 
-def test_first_decomposition_codes_recipe_steps_and_learns_search(first):
+def test_first_decomposition_codes_every_step_without_evidence(first):
     assert first.task == "make_wood_pickaxe"
     assert [(s.name, s.count) for s in first.sub_actions] == [
         ("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1),
     ]  # fmt: skip
-    assert first.coded() == ["place_table", "make_wood_pickaxe"]
-    assert first.learned() == ["collect_wood"]
+    assert first.coded() == ["collect_wood", "place_table", "make_wood_pickaxe"]
+    assert first.learned() == []  # no fixed list: nothing says any code fails yet
     assert all(s.precondition and s.expected_effect for s in first.sub_actions)
 
 
-def test_revise_plan_switches_the_failing_sub_action_to_code(llm, tmp_path, first):
-    critique = Critique(
-        verdict="revise_plan", failing_sub_action="collect_wood",
-        slow_feedback="'collect_wood' is learned and rarely reached: code it.", reasoning="r",
-    )  # fmt: skip
-    second = SlowAgent(llm, tmp_path / "slow").decompose(TASK, first, critique)
-    modes = {s.name: s.mode for s in second.sub_actions}
-    assert modes == {"collect_wood": "code", "place_table": "code", "make_wood_pickaxe": "code"}
-    assert "collect_wood" in second.reasoning
+def with_modes(plan: Decomposition, **modes: str) -> Decomposition:
+    subs = [s.model_copy(update={"mode": modes.get(s.name, s.mode)}) for s in plan.sub_actions]
+    return plan.model_copy(update={"sub_actions": subs})
 
 
-def test_previous_modes_are_kept_without_a_switch(llm, tmp_path, first):
-    learned_table = first.model_copy(
-        update={"sub_actions": [
-            s.model_copy(update={"mode": "rl"}) if s.name == "place_table" else s
-            for s in first.sub_actions
-        ]}
-    )  # fmt: skip
-    again = SlowAgent(llm, tmp_path).decompose(TASK, learned_table, None)
+def test_a_coded_sub_action_that_keeps_dying_is_learned(llm, tmp_path, first):
+    """The reverse of the only move there was (rl -> code): coded, it blocked two iterations
+    with a fifth of the episodes dying while it was next; one that blocked without deaths, or
+    died once, stays coded."""
+    evidence = {
+        "collect_wood": Evidence(name="collect_wood", mode="code", blocked_coded=2, deaths=0.2),
+        "place_table": Evidence(name="place_table", mode="code", blocked_coded=2, deaths=0.0),
+        "make_wood_pickaxe": Evidence(name="make_wood_pickaxe", mode="code", blocked_coded=1,
+                                      deaths=0.5),
+    }  # fmt: skip
+    second = SlowAgent(llm, tmp_path / "slow").decompose(TASK, first, None, evidence, 0.8)
+    assert second.learned() == ["collect_wood"]
+    assert "collect_wood: learned" in second.reasoning and "20%" in second.reasoning
+
+
+def test_code_validation_kept_out_is_learned(llm, tmp_path, first):
+    evidence = {"place_table": Evidence(name="place_table", mode="code",
+                                        excluded="gave_up: it gave up")}  # fmt: skip
+    second = SlowAgent(llm, tmp_path / "slow").decompose(TASK, first, None, evidence, 0.8)
+    assert second.learned() == ["place_table"]
+
+
+def test_a_learned_action_that_failed_goes_back_to_code(llm, tmp_path, first):
+    plan = with_modes(first, collect_wood="rl", place_table="rl")
+    evidence = {
+        "collect_wood": Evidence(name="collect_wood", mode="rl", blocked_learned=1,
+                                 learned=LearnedRecord(ok=False, reason="reaches 0%")),
+        "place_table": Evidence(name="place_table", mode="rl", blocked_learned=1,
+                                learned=LearnedRecord(ok=True, reach_before=0.1,
+                                                      reach_after=0.6)),
+    }  # fmt: skip
+    second = SlowAgent(llm, tmp_path / "slow").decompose(TASK, plan, None, evidence, 0.8)
+    assert second.learned() == ["place_table"]  # still learning: it trains further
+    assert "collect_wood: coded again" in second.reasoning
+
+
+def test_previous_modes_are_kept_without_evidence(llm, tmp_path, first):
+    again = SlowAgent(llm, tmp_path).decompose(TASK, with_modes(first, place_table="rl"), None)
     assert {s.name: s.mode for s in again.sub_actions}["place_table"] == "rl"
 
 
@@ -86,20 +113,44 @@ def test_critic_picks_the_largest_drop(llm, tmp_path, first):
     assert c.verdict == "revise_code"
     assert c.failing_sub_action == "make_wood_pickaxe"
     # every coded sub-action that loses episodes is named, the worst one too
-    assert set(c.fast_feedback) == set(c.bottlenecks) == {"place_table", "make_wood_pickaxe"}
+    assert {"place_table", "make_wood_pickaxe"} <= set(c.fast_feedback)
     assert "4x" in c.fast_feedback["make_wood_pickaxe"]
     assert "80%" in c.bottlenecks["place_table"] and "90%" in c.bottlenecks["place_table"]
-    # wood 0.2 (drop .8): the learned collect_wood fails first -> the plan is revised
+    # wood 0.2 (drop .8): the learned collect_wood, with no learned action, fails first
     rates = {"collect_wood": 0.2, "place_table": 0.1, "make_wood_pickaxe": 0.0}
-    c = critic.critique(TASK, first, VALID, evaluation(rates), 0.9)
+    plan = with_modes(first, collect_wood="rl")
+    c = critic.critique(TASK, plan, VALID, evaluation(rates), 0.9)
     assert (c.verdict, c.failing_sub_action) == ("revise_plan", "collect_wood")
     assert "collect_wood" in c.slow_feedback
+
+
+def test_a_learned_action_still_learning_trains_further(llm, tmp_path, first):
+    """The inner loop's moves for a learned bottleneck: train further while its reach from
+    held-out start states rises; a new reward when its config failed; code it when its
+    learning did not beat its code alone."""
+    plan = with_modes(first, collect_wood="rl")
+    rates = {"collect_wood": 0.3, "place_table": 0.2, "make_wood_pickaxe": 0.1}
+    critic = CriticAgent(llm, tmp_path / "critic")
+
+    def said(**record: object) -> Critique:
+        learned = [LearnedResult(name="collect_wood", **record)]  # type: ignore[arg-type]
+        return critic.critique(TASK, plan, VALID, evaluation(rates), 0.9, learned)
+
+    rising = said(ok=True, reach_before=0.1, reach_after=0.5, skill_reach=0.4)
+    assert rising.verdict == "revise_code"
+    assert "train further" in rising.fast_feedback["collect_wood"]
+    assert "10% to 50%" in rising.bottlenecks["collect_wood"]
+    broken = said(ok=False, reason="diverged: its weights are no longer finite")
+    assert "new reward" in broken.fast_feedback["collect_wood"]
+    worse = said(ok=True, reach_before=0.1, reach_after=0.3, skill_reach=0.6)
+    assert worse.verdict == "revise_plan" and "collect_wood" not in worse.fast_feedback
+    assert "code it" in worse.bottlenecks["collect_wood"]
 
 
 def test_every_learned_bottleneck_is_coded_in_one_outer_round(llm, tmp_path):
     deep = get_task("make_stone_pickaxe")
     plan = SlowAgent(llm, tmp_path / "slow").decompose(deep, None, None)
-    assert plan.learned() == ["collect_wood", "collect_stone"]
+    plan = with_modes(plan, collect_wood="rl", collect_stone="rl")
     rates = {"collect_wood": 0.5, "place_table": 0.5, "make_wood_pickaxe": 0.5}
     report = evaluation(rates | {"collect_stone": 0.1, "make_stone_pickaxe": 0.0})
     report = report.model_copy(update={"ends": {"death": 0.4, "time_limit": 0.6}})
@@ -107,7 +158,9 @@ def test_every_learned_bottleneck_is_coded_in_one_outer_round(llm, tmp_path):
     assert c.verdict == "revise_plan"
     assert {"collect_wood", "collect_stone"} <= set(c.bottlenecks)
     assert "40% of episodes end in death" in c.reasoning
-    second = SlowAgent(llm, tmp_path / "slow").decompose(deep, plan, c)
+    record = RunRecord(decomposition=plan, validation=VALID, evaluation=report, critique=c)
+    evidence = gather([record], [s.name for s in plan.sub_actions], {})
+    second = SlowAgent(llm, tmp_path / "slow").decompose(deep, plan, c, evidence, 0.8)
     assert second.learned() == []  # both learned bottlenecks coded at once, not one per round
     assert "collect_wood" in second.reasoning and "collect_stone" in second.reasoning
 
@@ -164,12 +217,25 @@ def test_repair_keeps_name_and_budget(llm, tmp_path, first):
 
 def test_rl_config_inserts_coded_actions_and_rewards_every_sub_goal(llm, tmp_path, first):
     ppo = PPOConfig(n_steps=32)
-    cfg = FastAgent(llm, tmp_path).rl_config(TASK, first, first.coded(), ppo, 1234)
+    plan = with_modes(first, collect_wood="rl")
+    cfg = FastAgent(llm, tmp_path).rl_config(TASK, plan, plan.coded(), ppo, 1234)
     assert cfg.macro_actions == ["place_table", "make_wood_pickaxe"]
     assert [(t.achievement, t.cap) for t in cfg.reward_terms] == [
         ("collect_wood", 3), ("place_table", 1), ("make_wood_pickaxe", 1),
     ]  # fmt: skip
     assert cfg.sample_budget == 1234 and cfg.ppo == ppo
+    assert cfg.primitive_actions is None and cfg.learned_actions == []  # RL must reach wood
+
+
+def test_rl_config_inserts_learned_actions_after_the_coded_ones(llm, tmp_path, first):
+    """A learned action covers its sub-action: with every sub-action coded or learned, the
+    policy only sequences them; a learned name that did not train is never inserted."""
+    plan = with_modes(first, collect_wood="rl")
+    fast = FastAgent(llm, tmp_path)
+    cfg = fast.rl_config(TASK, plan, plan.coded(), PPOConfig(), 100, ["collect_wood"])
+    assert cfg.learned_actions == ["collect_wood"] and cfg.primitive_actions == []
+    none = fast.rl_config(TASK, plan, plan.coded(), PPOConfig(), 100, [])
+    assert none.learned_actions == [] and none.primitive_actions is None
 
 
 def test_rl_config_never_inserts_an_action_that_did_not_validate(llm, tmp_path, first):
@@ -260,9 +326,9 @@ def test_a_long_climb_is_coded_whole_with_swords_first_and_drops_the_primitives(
     assert short.primitive_actions is None
 
 
-def test_eat_plant_waits_out_a_night_so_every_step_is_coded_without_swords(llm, tmp_path):
-    """A short plan whose target waits ~300 steps (a sapling ripening) is coded whole, like a
-    long climb, but without the swords and survival actions of a long one."""
+def test_eat_plant_waits_out_a_night_without_swords(llm, tmp_path):
+    """A short plan whose target waits ~300 steps (a sapling ripening): without the swords and
+    survival actions of a long one."""
     plant = get_task("eat_plant")
     plan = SlowAgent(llm, tmp_path / "slow").decompose(plant, None, None)
     names = [s.name for s in plan.sub_actions]
@@ -273,7 +339,7 @@ def test_eat_plant_waits_out_a_night_so_every_step_is_coded_without_swords(llm, 
     cfg = FastAgent(llm, tmp_path / "fast").rl_config(plant, plan, names, PPOConfig(), 1000)
     assert cfg.primitive_actions == []
     short = SlowAgent(llm, tmp_path / "short").decompose(get_task("make_stone_pickaxe"), None, None)
-    assert short.learned() != []  # no night to wait out: search steps are learned first
+    assert "waits out a night" not in short.reasoning
 
 
 def test_kept_primitives_drop_misspelled_names_and_never_strand_a_learned_sub_goal(first):
@@ -297,10 +363,11 @@ def test_rl_config_hash_is_unchanged_for_configs_without_the_primitive_field():
 
     cfg = RLConfig(macro_actions=["a"], reward_terms=[], sample_budget=5)
     dump = cfg.model_dump(mode="json")
-    del dump["primitive_actions"]
+    del dump["primitive_actions"], dump["learned_actions"]  # the fields came later
     old = hashlib.sha256(json.dumps(dump, sort_keys=True).encode()).hexdigest()
     assert cfg.content_hash() == old
     assert cfg.model_copy(update={"primitive_actions": []}).content_hash() != old
+    assert cfg.model_copy(update={"learned_actions": ["b"]}).content_hash() != old
 
 
 def test_a_second_tool_or_a_second_station_close_by_is_refused_and_charged():

@@ -24,7 +24,6 @@ KIND_BUDGET = {
     "descend": 1500, "collect": 400, "hunt": 400, "chest": 600, "enchant": 600, "boss": 1000,
     "plant": 80, "place": 80, "make": 120, "sleep": 400, "use": 40,
 }  # fmt: skip
-_CODED_FIRST = ("place_", "make_", "wake_up")
 USE_BODIES = {
     "fire_bow": ["foes = hostiles(view)",
                  "if not (foes and (yield from shoot(view, foes[0][:2]))):",
@@ -137,36 +136,31 @@ def _companions(station: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def decompose(task: TaskSpec, previous: dict[str, str], switch: set[str]) -> Decomposition:
-    """The plan from the tech tree: fixed recipe steps coded, search learned first; a plan
-    that goes below the overworld or meets nights is coded whole, with survival sub-actions."""
+def decompose(task: TaskSpec, modes: dict[str, str], notes: dict[str, str]) -> Decomposition:
+    """The plan from the tech tree, each step in the mode the evidence chose (`modes`: coded
+    where nothing says otherwise; `notes`: why); a plan that goes below the overworld or meets
+    nights gets survival sub-actions."""
     target = task.achievement
-    survival = survival_steps(target)
-    long = bool(survival) or depth(target) > 0
     subs = []
     for ach, count in plan_steps(target):
-        mode = previous.get(ach, "code" if long or ach.startswith(_CODED_FIRST) else "rl")
         subs.append(SubAction(
             name=ach, description=f"reach '{ach}' {count}x",
-            mode="code" if ach in switch else mode,  # type: ignore[arg-type]
+            mode=modes.get(ach, "code"),  # type: ignore[arg-type]
             count=count, precondition=precondition_of(ach), expected_effect=effect_of(ach, count),
         ))  # fmt: skip
-    for ach in survival:
+    for ach in survival_steps(target):
         subs.append(SubAction(
             name=ach, description=f"keep alive: '{ach}' when needed", mode="code", count=1,
             precondition=precondition_of(ach), expected_effect=effect_of(ach, 1), survival=True,
         ))  # fmt: skip
     why = ("Sub-actions follow Craftax's tech tree: tools and weapons on the overworld, then "
-           "each floor down (a floor's ladder opens once 8 of its monsters are killed). Fixed "
-           "recipe steps are coded; search and fights are learned by RL first.")  # fmt: skip
-    switched = [s.name for s in subs if s.name in switch and previous.get(s.name) == "rl"]
-    if switched:
-        why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
-    if long:
-        why += (
-            " The plan goes below the overworld or meets nights: every step is coded (RL "
-            "would not explore this far) and survival actions keep the player alive."
-        )
+           "each floor down (a floor's ladder opens once 8 of its monsters are killed). Each "
+           "is coded (the reference library has code for it) unless the evidence says its "
+           "code fails.")  # fmt: skip
+    why += "".join(f" {name}: {note}." for name, note in notes.items())
+    if survival_steps(target) or depth(target) > 0:
+        why += " The plan goes below the overworld or meets nights: survival actions keep the "
+        why += "player alive."
     return Decomposition(task=task.name, sub_actions=subs, reasoning=why)
 
 
@@ -177,9 +171,9 @@ class CraftaxAuthor:
         return library_hash()
 
     def decompose(
-        self, task: TaskSpec, previous: dict[str, str], switch: set[str]
+        self, task: TaskSpec, modes: dict[str, str], notes: dict[str, str]
     ) -> Decomposition:
-        return decompose(task, previous, switch)
+        return decompose(task, modes, notes)
 
     def write_action(self, name: str, step_budget: int, revised: bool = False) -> CodedAction:
         return write_action(name, step_budget, revised)

@@ -12,6 +12,7 @@ policy network serves both worlds.
 
 from __future__ import annotations
 
+import pickle
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -256,6 +257,21 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
         obs = self._unobserved if self.defer_observations else self.last_obs
         return obs, reward, terminated, truncated, info
+
+    def snapshot(self) -> bytes:
+        """The whole state of the episode (craftax's state and key, the achievement counts,
+        the step count, the cells seen, the seed and episode): `restore` continues it exactly
+        (a learned action's start state). Trusted-process data: never from a worker."""
+        fields = (self._state, self._key, self._counts, self._steps, self._seen, self._seed,
+                  self._episode)  # fmt: skip
+        return pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, blob: bytes) -> dict[str, Any]:
+        """Go back to a `snapshot`; the info of that state."""
+        fields = pickle.loads(blob)  # noqa: S301 - written by snapshot() only
+        self._state, self._key, counts, self._steps, seen, self._seed, self._episode = fields
+        self._counts, self._seen = counts.copy(), seen.copy()
+        return self.refresh()
 
     def refresh(self) -> dict[str, Any]:
         """Re-read the state after the trusted process changed it (as validation scenarios

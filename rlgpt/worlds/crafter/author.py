@@ -21,9 +21,6 @@ from rlgpt.worlds.crafter.planner import (
 from rlgpt.worlds.crafter.preconditions import max_energy, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes, stations
 
-# Which achievements the first plan codes: those with no search in them (a fixed recipe step).
-_CODED_FIRST = ("place_", "make_", "wake_up")
-
 
 def _diggable(recipes: Recipes) -> dict[str, dict[str, int]]:
     """Materials a path may be mined through, with the tools each needs (from the recipes)."""
@@ -90,19 +87,18 @@ def write_action(
 
 
 def decompose(
-    task: TaskSpec, previous: dict[str, str], switch: set[str], recipes: Recipes = CRAFTER
+    task: TaskSpec, modes: dict[str, str], notes: dict[str, str], recipes: Recipes = CRAFTER
 ) -> Decomposition:
-    """The plan from the recipe graph: fixed recipe steps coded, search learned first (a climb
-    that meets nights is coded whole), survival sub-actions on long plans."""
+    """The plan from the recipe graph, each step in the mode the evidence chose (`modes`:
+    coded where nothing says otherwise; `notes`: why a step is learned or coded again), with
+    survival sub-actions on long plans."""
     target = task.achievement
     subs = []
-    long = meets_night(target, recipes)  # beyond what RL explores from scratch: code it all
     for ach, count in climb_steps(target, recipes):
-        mode = previous.get(ach, "code" if long or ach.startswith(_CODED_FIRST) else "rl")
         subs.append(
             SubAction(
                 name=ach, description=f"reach '{ach}' {count}x",
-                mode="code" if ach in switch else mode, count=count,  # type: ignore[arg-type]
+                mode=modes.get(ach, "code"), count=count,  # type: ignore[arg-type]
                 precondition=precondition_of(ach, recipes),
                 expected_effect=effect_of(ach, count),
             )
@@ -115,24 +111,20 @@ def decompose(
                 expected_effect=effect_of(ach, 1), survival=True,
             )
         )  # fmt: skip
-    why = "Sub-actions follow the game's recipe graph. Fixed recipe steps are coded; "
-    why += "steps that need search or navigation are learned by RL first."
-    switched = [s.name for s in subs if s.name in switch and previous.get(s.name) == "rl"]
-    if switched:
-        why += f" The critic found {', '.join(switched)} blocking while learned: now coded."
+    why = "Sub-actions follow the game's recipe graph. Each is coded (the reference library "
+    why += "has code for it) unless the evidence says its code fails."
+    why += "".join(f" {name}: {note}." for name, note in notes.items())
     if is_long(target, recipes):
         why += (
-            " The plan is long enough to meet nights: every step is coded (RL would"
-            " not explore this far), swords come first, and coded survival actions"
-            " keep the player fed and rested."
+            " The plan is long enough to meet nights: swords come first, and coded survival"
+            " actions keep the player fed and rested."
         )
     elif target in ARMED_FIGHTS:
         why += f" '{target}' is a fight with a foe that fights back: swords come first."
-    elif long:
+    elif meets_night(target, recipes):
         why += (
             f" '{target}' waits out a night (a sapling ripens in"
-            f" ~{recipes.rules['plant_ripens_after']} steps):"
-            " every step is coded, as RL would not explore this far."
+            f" ~{recipes.rules['plant_ripens_after']} steps)."
         )
         if waits_outside(target, recipes):
             why += " No creature harms a plant here: the wait is in the open, swords first."
@@ -149,9 +141,9 @@ class CrafterAuthor:
         return library_hash()
 
     def decompose(
-        self, task: TaskSpec, previous: dict[str, str], switch: set[str]
+        self, task: TaskSpec, modes: dict[str, str], notes: dict[str, str]
     ) -> Decomposition:
-        return decompose(task, previous, switch, self.recipes)
+        return decompose(task, modes, notes, self.recipes)
 
     def write_action(self, name: str, step_budget: int, revised: bool = False) -> CodedAction:
         return write_action(name, step_budget, revised, self.recipes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import Any, Literal
 
 import crafter
@@ -226,6 +227,17 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         image = np.asarray(self._env._obs()) if self.observation_kind == "image" else None
         self._last_obs = self._observe(image, info)  # type: ignore[arg-type]
         return info
+
+    def snapshot(self) -> bytes:
+        """The whole state of the episode (the game, the player, every creature and the random
+        stream, the cells seen): `restore` continues it exactly (a learned action's start
+        state). Trusted-process data: never from a worker."""
+        return pickle.dumps((self._env, self._seen), protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, blob: bytes) -> dict[str, Any]:
+        """Go back to a `snapshot`; the info of that state."""
+        self._env, self._seen = pickle.loads(blob)  # noqa: S301 - written by snapshot() only
+        return self.refresh()
 
     def set_clock(self, step: int) -> None:
         """Set the episode's step count, which daylight follows (validation stages dusk and

@@ -1,0 +1,94 @@
+"""The learn stage: each sub-action left to RL (or whose code validation kept out) is trained as
+its own policy, the learned actions of an iteration at once (rlgpt/rl/learn.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rlgpt.agents.base import FormatError
+from rlgpt.agents.roles import FastAgent
+from rlgpt.evidence import LibraryRecord
+from rlgpt.library.reuse import history
+from rlgpt.lineage.context import RunContext
+from rlgpt.lineage.layout import write_model
+from rlgpt.messages import CodedAction, Decomposition, LearnedConfig, ValidationReport
+from rlgpt.rl.learn import LearnRequest, train_all
+from rlgpt.rl.learned import LearnedResult, check_config, space_key
+from rlgpt.rl.shaping import signals
+from rlgpt.worlds import get_world
+from tasks.caching import finish, stage
+from tasks.stages import agent_args, agent_kwargs, in_run, in_run_learned
+
+
+def library_records(ctx: RunContext) -> dict[str, LibraryRecord]:
+    """The skill library's history of this world (none when the run does not use it)."""
+    lib = ctx.params.library
+    if not lib.use or ctx.params.llm.backend == "replay" or not Path(lib.path).is_dir():
+        return {}
+    return history(Path(lib.path), ctx.task.world)
+
+
+def to_learn(dec: Decomposition, validation: ValidationReport) -> list[str]:
+    """The sub-actions a learned action covers: those left to RL, and those whose code never
+    passed validation (else nothing would cover them)."""
+    kept_out = validation.excluded()
+    return [s.name for s in dec.sub_actions if s.mode == "rl" or s.name in kept_out]
+
+
+@stage("learn", retries=1)
+def learn(
+    ctx: RunContext, k: int, dec: Decomposition, coded: list[CodedAction],
+    validation: ValidationReport, previous: list[LearnedResult] | None = None,
+    feedback: dict[str, str] | None = None,
+) -> list[LearnedResult]:  # fmt: skip
+    """Train the learned actions of iteration k: the fast agent writes each one's RL config
+    (a config that cannot train goes back to it with the reason), then all train at once.
+    One that trained before continues its policy on the same space (train further)."""
+    names = to_learn(dec, validation)
+    if not names:
+        return []
+    world = get_world(ctx.task.world)
+    p = ctx.params
+    fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
+    usable = validation.passed(coded)
+    valid = [c.name for c in usable]
+    before = {r.name: r for r in previous or []}
+    subs = {s.name: s for s in dec.sub_actions}
+    out_root = ctx.layout.iter_dir(k) / "learned"
+    results: list[LearnedResult] = []
+    requests: list[LearnRequest] = []
+    for name in names:
+        prev = before.get(name)
+        prev = prev.model_copy(update={"policy": str(in_run(ctx, prev.policy))}) if prev else None
+
+        def check(cfg: LearnedConfig) -> str | None:
+            return "; ".join(check_config(cfg, world, valid, p.learn)) or None
+
+        try:
+            cfg = fast.learned_config(
+                ctx.task, subs[name], dec, valid, signals=signals(world.vitals), learn=p.learn,
+                ppo=p.train.ppo, check=check, previous=prev.config if prev else None,
+                feedback=(feedback or {}).get(name, ""),
+            )  # fmt: skip
+        except FormatError as exc:
+            results.append(LearnedResult(name=name, ok=False, reason=f"config: {exc}"))
+            continue
+        starts = ctx.layout.train_dir(k - 1) / "starts" / f"{name}.starts.pkl"
+        requests.append(LearnRequest(
+            task=ctx.task, decomposition=dec, config=cfg, coded=usable,
+            learned=in_run_learned(ctx, [r.action() for r in before.values()
+                                         if r.ok and r.name != name]),  # fmt: skip
+            learn=p.learn, train=p.train, sandbox=p.sandbox, seed=p.run.seed + k,
+            out_dir=str(out_root / name), previous=prev,
+            previous_space=space_key(prev.config, p.train) if prev and prev.config else "",
+            extra_starts=[str(starts)] if starts.is_file() else [],
+            show_progress=ctx.show_progress, slots=p.scale.training_slots,
+        ))  # fmt: skip
+    results += train_all(requests, p.learn.parallel)
+    files: list[Path] = []
+    for r in results:
+        files.append(write_model(out_root / f"{r.name}.json", r))
+        if r.policy:
+            files.append(Path(r.policy))
+    finish(ctx, files)
+    return sorted(results, key=lambda r: names.index(r.name))
