@@ -60,6 +60,7 @@ ROLES = (
     ("# Role: fast agent (coder), repairing code", "fast_repair"),
     ("# Role: fast agent (coder)", "fast_code"),
     ("# Role: fast agent (RL designer)", "fast_rlconfig"),
+    ("# Role: fast agent (designer of a learned action)", "fast_learned"),
     ("# Role: slow agent", "slow_decompose"),
     ("# Role: one agent", "one_agent"),
     ("# Role: critic", "critic"),
@@ -99,6 +100,18 @@ def json_after(text: str, marker: str) -> Any:
     if start < 0:
         raise ReadError(f"no JSON after {marker!r}")
     return json.JSONDecoder().raw_decode(text[start:])[0]
+
+
+def quoted_after(text: str, marker: str) -> str:
+    """The JSON string that follows `marker` in `text` ("" when the marker is absent)."""
+    at = text.find(marker)
+    if at < 0:
+        return ""
+    start = text.find('"', at)
+    if start < 0:
+        raise ReadError(f"no quoted text after {marker!r}")
+    value = json.JSONDecoder().raw_decode(text[start:])[0]
+    return str(value)
 
 
 def _find(pattern: str, text: str, what: str) -> str:
@@ -220,7 +233,7 @@ class _Turn:
     # -- plans ------------------------------------------------------------------------------
     def plan(self, previous: dict[str, Any] | None) -> Decomposition:
         context = {"task": self.task.model_dump(), "previous": previous,
-                   "critique": critique_of(self.user)}  # fmt: skip
+                   "critique": critique_of(self.user), **self.evidence()}  # fmt: skip
         dec = Decomposition.model_validate(self.ask_author("slow_decompose", context))
         n = self.m.next_n(self.seed, self.task.name, "plan")
         rng = self.m.rates.rng(self.seed, self.task.name, "plan", n)
@@ -232,6 +245,14 @@ class _Turn:
 
     def slow_decompose(self) -> dict[str, Any]:
         return self.plan(json_after(self.user, "Your previous decomposition:")).model_dump()
+
+    def evidence(self) -> dict[str, Any]:
+        """The evidence the slow prompt shows (none before any), and its threshold."""
+        shown = json_after(self.user, "Learn a sub-action where this says its code fails;")
+        if not shown:
+            return {}
+        threshold = float(_find(r"\(success threshold ([0-9.]+)\)", self.user, "the threshold"))
+        return {"evidence": shown, "success_threshold": threshold}
 
     # -- code -------------------------------------------------------------------------------
     def write(self, sub: dict[str, Any], budget: int, feedback: dict[str, str]) -> CodedAction:
@@ -301,7 +322,9 @@ class _Turn:
     # -- RL design and critique: the author's, read back from the prompt ------------------
     def fast_rlconfig(self) -> dict[str, Any]:
         coded = _find(r"extra actions\):\n(.*)$", self.user, "the coded actions")
+        learned = re.search(r"in `learned_actions`\): (.*)$", self.user, re.M)
         context = {
+            "learned": [n.strip() for n in learned.group(1).split(",")] if learned else [],
             "decomposition": json_after(self.user, "Decomposition:"),
             "coded": [c.strip() for c in coded.split(",") if c.strip()],
             "ppo": json_after(self.user, "Default PPO settings:"),
@@ -310,8 +333,27 @@ class _Turn:
         }  # fmt: skip
         return self.ask_author("fast_rlconfig", context)
 
+    def fast_learned(self) -> dict[str, Any]:
+        """A learned action's RL config: the author's, read back from the prompt (no mistake
+        is drawn here: a config that cannot train is fed back, as validation is)."""
+        context = {
+            "decomposition": json_after(self.user, "Decomposition:"),
+            "sub_action": json_after(self.user, "Sub-action:"),
+            "coded": json_after(self.user, "passed validation and join *its* action space"),
+            "signals": dict(re.findall(r"^  - `([a-z_]+)`: (.*)$", self.user, re.M)),
+            "step_budget": int(_find(r"`step_budget` \(at most (\d+)\)", self.user,
+                                     "the step budget")),
+            "sample_budget": int(_find(r"`sample_budget` \(at most (\d+)", self.user,
+                                       "the sample budget")),
+            "ppo": json_after(self.user, "PPO settings (defaults:"),
+            "previous": json_after(self.user, "Its previous configuration"),
+            "feedback": quoted_after(self.user, "The critic's feedback on it:"),
+        }  # fmt: skip
+        return self.ask_author("fast_learned", context)
+
     def critic(self) -> dict[str, Any]:
         context = {
+            "learned": json_after(self.user, "beside their code alone where one exists):"),
             "decomposition": json_after(self.user, "Decomposition:"),
             "evaluation": json_after(self.user, "Evaluation of the trained policy:"),
             "success_threshold": float(_find(r"Success threshold: ([0-9.]+)\.", self.user,

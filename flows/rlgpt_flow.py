@@ -101,8 +101,12 @@ class RunState:
         return gather(self.records, names, library)
 
 
-def _record(state: RunState, dec: Decomposition, report: ValidationReport,
-            evaluation: EvalReport, verdict: Critique, learned: list[LearnedResult]) -> None:  # fmt: skip
+def _record(
+    state: RunState, dec: Decomposition, report: ValidationReport, evaluation: EvalReport,
+    verdict: Critique, learned: list[LearnedResult],
+) -> None:  # fmt: skip
+    """Keep what iteration k tells of its sub-actions (the slow agent's evidence) and each
+    learned action's latest training that passed (the next one continues it)."""
     trained = {r.name: LearnedRecord(ok=r.ok, reason=r.reason, reach_before=r.reach_before,
                                      reach_after=r.reach_after, skill_reach=r.skill_reach)
                for r in learned}  # fmt: skip

@@ -76,7 +76,7 @@ def gather(
         for name, ev in out.items():
             if name not in modes:
                 continue
-            ev.mode = modes[name]  # type: ignore[assignment]
+            ev.mode = modes[name]
             ev.reach = rec.evaluation.subgoal_rates.get(name)
             ev.deaths = rec.evaluation.deaths_at.get(name, 0.0)
             ev.excluded = excluded.get(name, "") if modes[name] == "code" else ""
@@ -115,8 +115,11 @@ def choose_mode(ev: Evidence, threshold: float) -> tuple[Literal["code", "rl"], 
         return "rl", (f"coded, it blocked {ev.blocked_coded} iterations and {deaths:.0%} of "
                       "episodes died while it was the next step")  # fmt: skip
     lib = ev.library
-    if ev.mode is None and lib is not None and lib.iterations >= BLOCKED and lib.mean_reach < threshold \
-            and lib.mean_deaths >= DEATHS:  # fmt: skip
-        return "rl", (f"its code reached it in {lib.mean_reach:.0%} of episodes over {lib.iterations} "
-                      f"earlier iterations, with {lib.mean_deaths:.0%} dying on the way")  # fmt: skip
+    if (
+        ev.mode is None and lib is not None and lib.iterations >= BLOCKED
+        and lib.mean_reach < threshold and lib.mean_deaths >= DEATHS
+    ):  # fmt: skip
+        return "rl", (f"its code reached it in {lib.mean_reach:.0%} of episodes over "
+                      f"{lib.iterations} earlier iterations, with {lib.mean_deaths:.0%} dying "
+                      "on the way")  # fmt: skip
     return "code", ""

@@ -55,8 +55,13 @@ def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
     p = ctx.params
     params = p.model_dump(
         mode="json",
-        exclude={"run": {"runs_dir"}, "tracking": True, "library": {"path"}, "scale": _WHERE,
-                 "learn": {"parallel"}},
+        exclude={
+            "run": {"runs_dir"},
+            "tracking": True,
+            "library": {"path"},
+            "scale": _WHERE,
+            "learn": {"parallel"},
+        },
     )
     for (section, name), default in _LATER_PARAMS.items():
         if params[section].get(name) == default:

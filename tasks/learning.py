@@ -9,6 +9,7 @@ from rlgpt.agents.base import FormatError
 from rlgpt.agents.roles import FastAgent
 from rlgpt.evidence import LibraryRecord
 from rlgpt.library.reuse import history
+from rlgpt.library.store import Origin, SkillLibrary
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
 from rlgpt.messages import CodedAction, Decomposition, LearnedConfig, ValidationReport
@@ -73,18 +74,22 @@ def learn(
         except FormatError as exc:
             results.append(LearnedResult(name=name, ok=False, reason=f"config: {exc}"))
             continue
+        space = space_key(cfg, p.train)
+        prev_space = space_key(prev.config, p.train) if prev and prev.config else ""
+        if prev is None:  # a policy of this world from the skill library, same space
+            prev, prev_space = from_library(ctx, name, space)
         starts = ctx.layout.train_dir(k - 1) / "starts" / f"{name}.starts.pkl"
         requests.append(LearnRequest(
             task=ctx.task, decomposition=dec, config=cfg, coded=usable,
             learned=in_run_learned(ctx, [r.action() for r in before.values()
                                          if r.ok and r.name != name]),  # fmt: skip
             learn=p.learn, train=p.train, sandbox=p.sandbox, seed=p.run.seed + k,
-            out_dir=str(out_root / name), previous=prev,
-            previous_space=space_key(prev.config, p.train) if prev and prev.config else "",
+            out_dir=str(out_root / name), previous=prev, previous_space=prev_space,
             extra_starts=[str(starts)] if starts.is_file() else [],
             show_progress=ctx.show_progress, slots=p.scale.training_slots,
         ))  # fmt: skip
     results += train_all(requests, p.learn.parallel)
+    to_library(ctx, k, results)
     files: list[Path] = []
     for r in results:
         files.append(write_model(out_root / f"{r.name}.json", r))
@@ -92,3 +97,42 @@ def learn(
             files.append(Path(r.policy))
     finish(ctx, files)
     return sorted(results, key=lambda r: names.index(r.name))
+
+
+def _library(ctx: RunContext) -> SkillLibrary | None:
+    lib = ctx.params.library
+    if ctx.params.llm.backend == "replay":  # a replay re-runs recorded work: as it was
+        return None
+    return SkillLibrary(Path(lib.path))
+
+
+def from_library(ctx: RunContext, name: str, space: str) -> tuple[LearnedResult | None, str]:
+    """The library's best learned `name` of this world on the same space, as the training
+    this run continues (None: there is none, or the run does not use the library)."""
+    lib = _library(ctx)
+    if lib is None or not ctx.params.library.use:
+        return None, ""
+    entry = lib.best_learned(name, ctx.task.world, space)
+    if entry is None:
+        return None, ""
+    cfg = LearnedConfig.model_validate(entry.config)
+    found = LearnedResult(
+        name=name, ok=True, config=cfg, policy=str(lib.root / entry.file),
+        policy_sha256=entry.policy_sha256, reach_after=entry.reach_after,
+    )  # fmt: skip
+    return found, entry.space
+
+
+def to_library(ctx: RunContext, k: int, results: list[LearnedResult]) -> None:
+    """Every learned action that passed its judgement joins the skill library of its world."""
+    lib = _library(ctx)
+    if lib is None or not ctx.params.library.add:
+        return
+    origin = Origin(run_id=ctx.run_id, iteration=k, task=ctx.task.name, template="fast_learned")
+    for r in results:
+        if r.ok and r.config is not None and Path(r.policy).is_file():
+            lib.record_learned(
+                r.name, ctx.task.world, Path(r.policy), r.config.model_dump(mode="json"),
+                space_key(r.config, ctx.params.train), (r.reach_before, r.reach_after,
+                r.skill_reach), r.samples, origin,
+            )  # fmt: skip

@@ -25,6 +25,8 @@ TINY = {
               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}},
     "eval": {"episodes": 3, "selection_episodes": 2},
     "sandbox": {"scenarios": 1, "scenario_steps": 40},
+    "learn": {"sample_budget": 800, "step_budget": 60, "starts": 4, "held_out": 4,
+              "rollouts": 1, "n_envs": 1, "snapshots": 4},
     "library": {"use": False, "add": False},  # tests/integration/test_library.py turns it on
 }  # fmt: skip
 

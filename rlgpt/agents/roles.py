@@ -159,7 +159,7 @@ class FastAgent(Agent):
         """The task's RL config; `learned`: the learned actions trained this iteration that
         may join its space (the request names them only when there are some, so the
         exchanges of runs without learned actions stay the same)."""
-        extra = {"learned": learned} if learned else {}
+        extra: dict[str, Any] = {"learned": learned} if learned else {}
         cfg = self.ask(
             "fast_rlconfig",
             RLConfig,
@@ -182,7 +182,6 @@ class FastAgent(Agent):
         # the budget is the user's (train.sample_budget): a model cannot spend more, or less
         kept = kept_primitives(cfg, dec, game(task)["primitives"])
         return cfg.model_copy(update={"primitive_actions": kept, "sample_budget": sample_budget})
-
 
     def learned_config(
         self, task: TaskSpec, sub: SubAction, dec: Decomposition, coded: list[str], *,

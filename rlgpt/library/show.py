@@ -15,7 +15,7 @@ def _when(t: float) -> str:
 def list_skills(lib: SkillLibrary) -> str:
     manifest = lib.manifest()
     skills = manifest.skills
-    if not skills:
+    if not skills and not manifest.learned:
         return f"the skill library at {lib.root} is empty (runs add validated actions to it)"
     lines = [f"{'skill':22} {'versions':>8} {'best':>5} {'reach':>6} {'runs':>5}  first written by"]
     for name in sorted(skills):
@@ -26,6 +26,15 @@ def list_skills(lib: SkillLibrary) -> str:
             f"{name:22} {len(skills[name]):>8} {'v' + str(best.version) if best else '-':>5} "
             f"{best.mean_reach() if best else 0.0:>6.2f} {runs:>5}  "
             f"{first.run_id} iter {first.iteration}"
+        )
+    for name in sorted(manifest.learned):  # learned skills: reach from held-out start states
+        entries = manifest.learned[name]
+        top = max(entries, key=lambda e: (e.reach_after or 0.0, e.version))
+        label = f"{name} (learned)"
+        lines.append(
+            f"{label:22} {len(entries):>8} {'v' + str(top.version):>5} "
+            f"{top.reach_after or 0.0:>6.2f} {len({e.origin.run_id for e in entries}):>5}  "
+            f"{top.origin.run_id} iter {top.origin.iteration}"
         )
     return "\n".join(lines)
 

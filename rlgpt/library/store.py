@@ -83,9 +83,30 @@ class SkillEntry(BaseModel):
         )  # fmt: skip
 
 
+class LearnedEntry(BaseModel):
+    """A learned action's policy: its config (what its weights mean: `space`), its reach from
+    held-out start states before and after training, where it came from."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    world: str
+    version: int = Field(ge=1)
+    policy_sha256: str
+    file: str
+    config: dict[str, object]
+    space: str
+    reach_before: float | None = None
+    reach_after: float | None = None
+    skill_reach: float | None = None
+    samples: int = 0
+    origin: Origin
+    created: float
+
+
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     skills: dict[str, list[SkillEntry]] = Field(default_factory=dict)
+    learned: dict[str, list[LearnedEntry]] = Field(default_factory=dict)
 
 
 def source_hash(source: str) -> str:
@@ -177,6 +198,43 @@ class SkillLibrary:
             if stat is not None and (stat.run_id, stat.iteration) not in seen:
                 entry.stats.append(stat)
             return entry
+
+    def record_learned(
+        self, name: str, world: str, policy: Path, config: dict[str, object], space: str,
+        reach: tuple[float | None, float | None, float | None], samples: int, origin: Origin,
+    ) -> LearnedEntry:  # fmt: skip
+        """Add a trained learned action's policy (a new version unless the same weights are
+        there); `reach`: before and after training, and its code alone."""
+        digest = hashlib.sha256(policy.read_bytes()).hexdigest()
+        with self._locked() as manifest:
+            versions = manifest.learned.setdefault(name, [])
+            same = next((e for e in versions if e.policy_sha256 == digest), None)
+            if same is not None:
+                return same
+            version = len(versions) + 1
+            rel = f"{name}/learned-v{version}-{digest[:12]}.zip"
+            (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.root / rel).write_bytes(policy.read_bytes())
+            entry = LearnedEntry(
+                name=name, world=world, version=version, policy_sha256=digest, file=rel,
+                config=config, space=space, reach_before=reach[0], reach_after=reach[1],
+                skill_reach=reach[2], samples=samples, origin=origin, created=time.time(),
+            )  # fmt: skip
+            versions.append(entry)
+            return entry
+
+    def best_learned(self, name: str, world: str, space: str) -> LearnedEntry | None:
+        """The learned version of `world` whose weights mean the same (`space`) that reached
+        its effect most often after training; its file checked against its hash."""
+        entries = [e for e in self.manifest().learned.get(name, [])
+                   if e.world == world and e.space == space]  # fmt: skip
+        root = self.root.resolve()
+        for e in sorted(entries, key=lambda e: (e.reach_after or 0.0, e.version), reverse=True):
+            path = (self.root / e.file).resolve()
+            if path.is_relative_to(root) and path.is_file() and \
+                    hashlib.sha256(path.read_bytes()).hexdigest() == e.policy_sha256:  # fmt: skip
+                return e
+        return None
 
 
 def _evidence(v: ActionValidation) -> dict[str, object]:

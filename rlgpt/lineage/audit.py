@@ -86,7 +86,27 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
         "candidates": _json(it / "candidates.json") or {},  # scale.candidates: all sampled
         "continued_from": continued,
         "continued_sha256": continued_sha,
+        "learned": learned_chain(it),
     }
+
+
+def learned_chain(it: Path) -> dict[str, Any]:
+    """Each learned action of an iteration: the exchange that wrote its RL config, the
+    config's hash, the policy it trained (and the one it continued), and its reach."""
+    out: dict[str, Any] = {}
+    for path in sorted((it / "learned").glob("*.json")):
+        r = _json(path) or {}
+        asked = [str(p) for p in sorted((it / "llm").glob("*_fast_learned.json"))
+                 if (read_exchange(p)["request"]["context"].get("sub_action") or {}).get("name")
+                 == r.get("name")]  # fmt: skip
+        out[path.stem] = {
+            "exchange": asked[-1] if asked else None, "config_sha256": r.get("config_sha256"),
+            "policy": r.get("policy"), "policy_sha256": r.get("policy_sha256"),
+            "continued": r.get("warm_start_from"), "ok": r.get("ok"), "reason": r.get("reason"),
+            "reach_before": r.get("reach_before"), "reach_after": r.get("reach_after"),
+            "skill_reach": r.get("skill_reach"), "samples": r.get("samples"),
+        }  # fmt: skip
+    return out
 
 
 def _iterations(run: Path) -> list[int]:
@@ -106,6 +126,10 @@ def lineage(target: str, runs_dir: Path) -> dict[str, Any]:
         while (j := continued_from(run, ks[0])[0]) is not None and j not in ks:
             ks.insert(0, j)
         return {"checkpoint": str(path), "chain": [iteration_chain(run, j) for j in ks]}
+    if path.is_file() and path.parent.parent.name == "learned" and path.name == "policy.zip":
+        it = path.parent.parent.parent  # iter_<k>/learned/<name>/policy.zip
+        run, k = it.parent, int(it.name.split("_")[1])
+        return {"checkpoint": str(path), "chain": [iteration_chain(run, k)]}
     if RUN_ID.fullmatch(target) and (runs_dir / target).is_dir():
         run = runs_dir / target
         return {"run_id": target, "chain": [iteration_chain(run, k) for k in _iterations(run)]}
@@ -166,6 +190,15 @@ def render_text(result: dict[str, Any]) -> str:
                               for r in rows)  # fmt: skip
             lines.append(f"  candidates of {name}: {tried}; kept {kept}")
         lines.append(f"  validation: {ch['validation']}")
+        for name, la in ch.get("learned", {}).items():
+            reach = (f"reach {la['reach_before']} -> {la['reach_after']}"
+                     f" (its code alone {la['skill_reach']})") if la.get("ok") else (
+                     f"kept out: {la.get('reason')}")  # fmt: skip
+            lines.append(f"  learned action {name}: prompt -> {la['exchange'] or '-'} -> rl "
+                         f"config {(la['config_sha256'] or '-')[:12]} -> policy "
+                         f"{la['policy'] or '-'} sha256 {(la['policy_sha256'] or '-')[:12]}"
+                         + (f" (continued {la['continued']})" if la.get("continued") else "")
+                         + f" -> {reach}, {la['samples']} samples")  # fmt: skip
         lines.append(f"  rl config: {(ch['rl_config_sha256'] or '-')[:12]}")
         if ch.get("continued_from") is not None:
             lines.append(f"  training continued the policy of iteration {ch['continued_from']} "

@@ -82,8 +82,16 @@ def env_factories(
     def factory(rank: int) -> Callable[[], gym.Env[np.ndarray, int]]:
         return lambda: SlimInfo(
             make_env(
-                task, cfg, coded, seed * 1000 + rank, view_radius, macro_step_budget, sandbox,
-                masking, learned, snapshots,
+                task,
+                cfg,
+                coded,
+                seed * 1000 + rank,
+                view_radius,
+                macro_step_budget,
+                sandbox,
+                masking,
+                learned,
+                snapshots,
             )  # fmt: skip
         )
 

@@ -88,7 +88,9 @@ class StartSets(BaseModel):
 
 
 def gather_starts(req: LearnRequest, world: World, out: Path) -> StartSets:
-    """Staged and episode start states, written once (a resumed training reads them back)."""
+    """Staged and episode start states, written once (a resumed training reads them back).
+    The held-out ones are half staged (on seeds of their own) and half from episodes (a
+    third of those played, never trained from), as far as there are some."""
     files = out / "starts.pkl", out / "held_out.pkl", out / "starts.json"
     if all(f.is_file() for f in files):
         meta = json.loads(files[2].read_text())
@@ -97,29 +99,35 @@ def gather_starts(req: LearnRequest, world: World, out: Path) -> StartSets:
     name, p, t = req.config.name, req.learn, req.train
     base = STAGED_SEED_BASE + 1000 * req.seed
     train = staged(world, name, n=p.starts, seed_base=base, radius=t.view_radius)
-    held = staged(world, name, n=max(1, p.held_out // 2), seed_base=HELD_OUT_SEED_BASE,
-                  radius=t.view_radius)  # fmt: skip
+    held = staged(world, name, n=p.held_out, seed_base=HELD_OUT_SEED_BASE, radius=t.view_radius)
     counts = {"staged": len(train)}
-    played = 0
+    played, eps = 0, list[Start]()
     if p.rollouts:
         eps, played = from_episodes(
             world, req.task, req.decomposition, name, req.coded, req.learned,
-            episodes=p.rollouts, per_episode=4, seed_base=ROLLOUT_SEED_BASE + 100 * req.seed,
+            episodes=p.rollouts, per_episode=8, seed_base=ROLLOUT_SEED_BASE + 100 * req.seed,
             train=t, sandbox=req.sandbox,
         )  # fmt: skip
-        cut = len(eps) // 4  # a quarter judges, the rest trains
-        held += eps[:cut]
-        train += eps[cut:]
-        counts["episodes"] = len(eps) - cut
+    cut = len(eps) // 3  # a third judges, the rest trains
+    half = min(cut, p.held_out // 2)
+    held = eps[:half] + held[: p.held_out - half]
+    train += eps[cut:]
+    counts["episodes"] = len(eps) - cut
     extra = [s for f in req.extra_starts if Path(f).is_file() for s in load_starts(Path(f))]
     if extra:
         train += extra
         counts["training_calls"] = len(extra)
-    held = held[: p.held_out]
     save_starts(files[0], train)
     save_starts(files[1], held)
     files[2].write_text(json.dumps({"samples": played, "counts": counts}))
     return StartSets(train=train, held=held, samples=played, counts=counts)
+
+
+def groups(starts: list[Start]) -> list[list[bytes]]:
+    """Start states as the groups training draws from: staged ones, and the task's own."""
+    staged_ = [s.blob for s in starts if s.source.startswith("staged")]
+    own = [s.blob for s in starts if not s.source.startswith("staged")]
+    return [staged_, own]
 
 
 def _cached_reach(path: Path, measure: Callable[[], Reach]) -> Reach:
@@ -154,9 +162,10 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
     t0 = time.perf_counter()
     sets = gather_starts(req, world, out)
     blobs = [s.blob for s in sets.train]
+    grouped = groups(sets.train)
     factories = [
-        (lambda rank: lambda: SlimInfo(learned_env(  # type: ignore[arg-type]
-            world, cfg, req.coded, StartStates(blobs, req.seed * 1000 + rank), t, sb)))(i)
+        (lambda rank: lambda: SlimInfo(learned_env(
+            world, cfg, req.coded, StartStates(grouped, req.seed * 1000 + rank), t, sb)))(i)
         for i in range(req.learn.n_envs)
     ]  # fmt: skip
     space = space_key(cfg, t)
@@ -235,9 +244,15 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
                             f"states after training, below learn.min_reach "
                             f"{req.learn.min_reach:.0%}")  # fmt: skip
     return LearnedResult(
-        ok=ok, reason=reason, policy=str(path), policy_sha256=policy_sha256(path),
-        reach_after=after.reach, deaths_after=after.deaths, out_of_steps_after=after.out_of_steps,
-        wall_s=time.perf_counter() - t0, **common,  # type: ignore[arg-type]
+        ok=ok,
+        reason=reason,
+        policy=str(path),
+        policy_sha256=policy_sha256(path),
+        reach_after=after.reach,
+        deaths_after=after.deaths,
+        out_of_steps_after=after.out_of_steps,
+        wall_s=time.perf_counter() - t0,
+        **common,  # type: ignore[arg-type]
     )
 
 

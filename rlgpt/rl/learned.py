@@ -103,7 +103,8 @@ def check_config(
             problems.append("its action space is empty: keep primitives or coded actions")
     if cfg.sample_budget > params.sample_budget:
         problems.append(f"sample_budget {cfg.sample_budget} is beyond the run's "
-                        f"{params.sample_budget} per learned action (learn.sample_budget)")  # fmt: skip
+                        f"{params.sample_budget} per learned action "
+                        "(learn.sample_budget)")  # fmt: skip
     if cfg.step_budget > params.step_budget:
         problems.append(f"step_budget {cfg.step_budget} is beyond the run's {params.step_budget}"
                         " (learn.step_budget)")  # fmt: skip
@@ -123,8 +124,10 @@ def learned_env(
     episode = LearnedEpisode(base, cfg, starts, world.vitals)  # type: ignore[arg-type]
     prims, names, rule = space_of(world, cfg)
     inserted = [c for c in coded if c.name in names]
-    pool = MacroPool(inserted, world.skills(), sandbox.isolation, sandbox.reply_timeout_s,
-                     step_cpu_ms=sandbox.step_cpu_ms, run_memory_mib=sandbox.run_memory_mib)  # fmt: skip
+    pool = MacroPool(
+        inserted, world.skills(), sandbox.isolation, sandbox.reply_timeout_s,
+        step_cpu_ms=sandbox.step_cpu_ms, run_memory_mib=sandbox.run_memory_mib,
+    )  # fmt: skip
     budget = max([train.macro_step_budget, *[c.step_budget for c in inserted]])
     return MacroActionWrapper(
         episode, [c.name for c in inserted], pool, all_primitives=world.primitives(),
@@ -148,7 +151,7 @@ def reach(
     sandbox: SandboxParams, seed: int,
 ) -> Reach:  # fmt: skip
     """Play one episode from each held-out start (in order) with `act`."""
-    starts = StartStates([s.blob for s in held], seed)
+    starts = StartStates([[s.blob for s in held]], seed)
     order = iter(range(len(held)))
     starts.draw = lambda: held[next(order)].blob  # type: ignore[method-assign]
     env = learned_env(world, cfg, coded, starts, train, sandbox)

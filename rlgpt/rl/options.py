@@ -36,7 +36,9 @@ class LearnedAction(BaseModel):
 
     def key(self) -> str:
         """What the policy is: its config and its weights."""
-        return hashlib.sha256(f"{self.config.content_hash()}:{self.policy_sha256}".encode()).hexdigest()
+        return hashlib.sha256(
+            f"{self.config.content_hash()}:{self.policy_sha256}".encode()
+        ).hexdigest()
 
 
 def option_task(world: World, name: str) -> TaskSpec:

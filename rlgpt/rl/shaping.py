@@ -72,16 +72,19 @@ class Signals:
 
 class StartStates:
     """Where a learned action's episodes start: snapshots of whole episode states (the world
-    env's `snapshot()`), drawn uniformly with their own random stream."""
+    env's `snapshot()`) in groups (staged states; states of the task's own episodes), drawn
+    with their own random stream: a group uniformly among those that have states, then a
+    state of it, so a few states from episodes weigh as much as many staged ones."""
 
-    def __init__(self, blobs: list[bytes], seed: int) -> None:
-        if not blobs:
+    def __init__(self, groups: list[list[bytes]], seed: int) -> None:
+        self.groups = [list(g) for g in groups if g]
+        if not self.groups:
             raise ValueError("a learned action needs at least one start state")
-        self.blobs = list(blobs)
         self.rng = np.random.default_rng(seed)
 
     def draw(self) -> bytes:
-        return self.blobs[int(self.rng.integers(len(self.blobs)))]
+        group = self.groups[int(self.rng.integers(len(self.groups)))]
+        return group[int(self.rng.integers(len(group)))]
 
 
 class LearnedEpisode(gym.Wrapper[np.ndarray, int, np.ndarray, int]):

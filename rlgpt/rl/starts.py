@@ -162,7 +162,9 @@ class SnapshotLog:
 
 def save_starts(path: Path, starts: list[Start]) -> Path:
     tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(pickle.dumps([s.model_dump() for s in starts], protocol=pickle.HIGHEST_PROTOCOL))
+    tmp.write_bytes(
+        pickle.dumps([s.model_dump() for s in starts], protocol=pickle.HIGHEST_PROTOCOL)
+    )
     tmp.replace(path)
     return path
 

@@ -286,16 +286,19 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             if mask.any():
                 chosen, coded = option.act(obs, mask)
             else:  # nothing it may do now: the call is one tick
-                chosen, coded = ("noop" if "noop" in self._prim_index else self.primitives[0]), False
+                chosen, coded = (
+                    ("noop" if "noop" in self._prim_index else self.primitives[0]),
+                    False,
+                )
             if coded:
                 obs, reward, term, trunc, out = yield from self._run_macro(chosen)
                 steps += int(out["primitive_steps"])
                 info = self._info
             else:
-                obs, reward, term, trunc, info = self.env.step(self._prim_index[chosen])
-                self._info = info
+                obs, r, term, trunc, info = self.env.step(self._prim_index[chosen])
+                reward, self._info = float(r), info
                 steps += 1
-            total += float(reward)
+            total += reward
             rose = int(info["achievements"].get(name, 0)) > start
             if rose or term or trunc or steps >= option.step_budget or not mask.any():
                 break

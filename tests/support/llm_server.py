@@ -65,6 +65,10 @@ def plan_responder(
                 "macro_actions": names, "sample_budget": 1200,
                 "reward_terms": [{"achievement": a, "weight": 1.0, "cap": c} for a, c in plan],
             })  # fmt: skip
+        if "# Role: fast agent (designer of a learned action)" in first_user:
+            name = json.loads(first_user.split("Sub-action: ", 1)[1].split("\n", 1)[0])["name"]
+            return json.dumps({"name": name, "step_budget": 60, "sample_budget": 800,
+                               "shaping": [{"signal": "health", "weight": 0.5}]})  # fmt: skip
         if "# Role: critic" in first_user:
             learned = '"mode": "rl"' in first_user.replace("\n", "")
             if learned:

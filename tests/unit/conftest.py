@@ -86,6 +86,10 @@ def tiny_run(tmp_path_factory):
     task = get_task("make_wood_pickaxe")
     llm = OfflineAuthor()
     dec = SlowAgent(llm, root / "llm").decompose(task, None, None)
+    # collect_wood left to RL (the primitives stay in the space), the rest coded
+    subs = [s.model_copy(update={"mode": "rl"}) if s.name == "collect_wood" else s
+            for s in dec.sub_actions]  # fmt: skip
+    dec = dec.model_copy(update={"sub_actions": subs})
     fast = FastAgent(llm, root / "llm")
     coded = [fast.write_action(task, s, 80, {}) for s in dec.sub_actions if s.mode == "code"]
     ppo = PPOConfig(n_steps=32, batch_size=32, n_epochs=1, net_arch=[32, 32])

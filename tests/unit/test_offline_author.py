@@ -7,8 +7,8 @@ import json
 import pytest
 
 from rlgpt.agents.roles import CriticAgent, FastAgent, SlowAgent
-from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.evidence import Evidence, LearnedRecord, RunRecord, gather
+from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.messages import (
     ActionValidation,
     Critique,

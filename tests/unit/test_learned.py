@@ -1,0 +1,247 @@
+"""Learned actions: start states, their episodes and reward, their training, their judgement,
+and their runtime as options of a task's action space (rlgpt/rl/learn*.py, options.py)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rlgpt.config import LearnParams, SandboxParams, TrainParams
+from rlgpt.messages import (
+    LearnedConfig,
+    PPOConfig,
+    RewardTerm,
+    RLConfig,
+    ShapingTerm,
+)  # fmt: skip
+from rlgpt.rl.envs import make_env
+from rlgpt.rl.learn import LearnRequest, groups, train_learned
+from rlgpt.rl.learned import check_config, learned_env, reach, skill_act
+from rlgpt.rl.options import LearnedAction
+from rlgpt.rl.shaping import LearnedEpisode, Signals, StartStates, signals
+from rlgpt.rl.starts import SnapshotLog, from_episodes, staged
+from rlgpt.worlds import get_world
+
+CRAFTER = get_world("crafter")
+SMALL = PPOConfig(n_steps=32, batch_size=32, n_epochs=1, net_arch=[32, 32])
+TRAIN = TrainParams(n_envs=1, ppo=SMALL, checkpoint_every=0)
+SANDBOX = SandboxParams()
+
+
+def config(**kw: object) -> LearnedConfig:
+    base: dict[str, object] = {"name": "collect_wood", "step_budget": 60, "sample_budget": 600,
+                               "ppo": SMALL}  # fmt: skip
+    return LearnedConfig.model_validate(base | kw)
+
+
+@pytest.fixture(scope="module")
+def wood_starts() -> list[bytes]:
+    return [s.blob for s in staged(CRAFTER, "collect_wood", n=6, seed_base=77, radius=4)]
+
+
+def test_staged_starts_are_states_where_the_precondition_holds_and_restore_exactly():
+    starts = staged(CRAFTER, "make_wood_pickaxe", n=4, seed_base=5, radius=4)
+    assert len(starts) == 4 and all(s.source.startswith("staged ") for s in starts)
+    env = CRAFTER.validation_env("make_wood_pickaxe", 4)
+    for s in starts:
+        info = env.restore(s.blob)  # type: ignore[attr-defined]
+        assert info["inventory"]["wood"] >= 1  # the recipe's wood is held
+        first = [env.step(i % 17)[4]["player_pos"] for i in range(30)]
+        env.restore(s.blob)  # type: ignore[attr-defined]
+        assert [env.step(i % 17)[4]["player_pos"] for i in range(30)] == first
+
+
+def test_start_states_from_the_tasks_own_episodes_are_where_the_step_is_next():
+    """The skills in plan order: a snapshot each time the sub-action is the plan's next step;
+    where it has no code, the episode stops there."""
+    task = CRAFTER.task("make_wood_pickaxe")
+    author = CRAFTER.author()
+    dec = author.decompose(task, {"make_wood_pickaxe": "rl"}, {})
+    coded = [author.write_action(s.name, 80) for s in dec.sub_actions if s.mode == "code"]
+    starts, played = from_episodes(
+        CRAFTER, task, dec, "make_wood_pickaxe", coded, [], episodes=2, per_episode=3,
+        seed_base=900, train=TRAIN, sandbox=SANDBOX,
+    )  # fmt: skip
+    assert 1 <= len(starts) <= 2 and played > 0  # one per episode: it has no code to go on
+    env = CRAFTER.validation_env("make_wood_pickaxe", 4)
+    for s in starts:
+        info = env.restore(s.blob)  # type: ignore[attr-defined]
+        assert info["achievements"]["place_table"] >= 1  # the steps before it are done
+        assert info["achievements"]["make_wood_pickaxe"] == 0
+
+
+def test_start_groups_weigh_the_tasks_own_states_as_much_as_staged_ones():
+    draws = StartStates([[b"a"] * 1, [b"b"] * 9], seed=0)
+    picked = [draws.draw() for _ in range(2000)]
+    assert 0.4 < picked.count(b"a") / len(picked) < 0.6
+    assert StartStates([[], [b"x"]], seed=0).draw() == b"x"
+    with pytest.raises(ValueError):
+        StartStates([[], []], seed=0)
+
+
+def test_signals_follow_the_info_contract():
+    info = {"inventory": {"health": 9, "food": 5}, "achievements": {"defeat_zombie": 0},
+            "player_pos": (3, 3)}  # fmt: skip
+    sig = Signals(frozenset({"health", "food"}), info)
+    hurt = {"inventory": {"health": 7, "food": 5}, "achievements": {"defeat_zombie": 1},
+            "player_pos": (3, 4)}  # fmt: skip
+    step = sig.step(hurt)
+    assert step["health"] == -2 and step["kills"] == 1 and step["explore"] == 1
+    assert sig.step(hurt)["explore"] == 0  # the same cell again
+    assert {"health", "kills", "explore", "descend"} <= set(signals(CRAFTER.vitals))
+
+
+def test_a_learned_episode_pays_the_effect_and_ends_there(wood_starts):
+    """Its episodes start where it starts, end at the effect (once), a death or the budget;
+    `success` is the effect since the start, not the achievement's count."""
+    env = CRAFTER.validation_env("collect_wood", 4)
+    cfg = config(effect_bonus=7.0, reward_terms=[RewardTerm(achievement="collect_sapling",
+                                                            weight=1.0)])  # fmt: skip
+    ep = LearnedEpisode(env, cfg, StartStates([wood_starts], 0), CRAFTER.vitals)  # type: ignore[arg-type]
+    act = skill_free_walk(CRAFTER, ep)
+    total, steps, info = 0.0, 0, {}
+    _, info = ep.reset()
+    assert info["success"] is False
+    done = False
+    while not done:
+        _, r, term, trunc, info = ep.step(act())
+        total, steps, done = total + r, steps + 1, term or trunc
+    assert steps <= cfg.step_budget
+    if info["success"]:
+        assert total >= 7.0 and term
+    else:
+        assert trunc or info["died"]
+
+
+def skill_free_walk(world, ep):  # a fixed walk that faces and hits what is in front
+    prims = world.primitives()
+    seq = [prims.index(a) for a in ("do", "do", "do", "move_left", "do", "do", "move_up")]
+    i = iter(range(10**6))
+    return lambda: seq[next(i) % len(seq)]
+
+
+@pytest.mark.parametrize(
+    ("change", "wrong"),
+    [
+        ({"name": "find_gold"}, "no achievement"),
+        ({"reward_terms": [RewardTerm(achievement="collect_gold", weight=1)]}, "collect_gold"),
+        ({"shaping": [ShapingTerm(signal="happiness", weight=1)]}, "happiness"),
+        ({"macro_actions": ["place_table", "fly"]}, "fly"),
+        ({"primitive_actions": ["move_lefft"]}, "move_lefft"),
+        ({"primitive_actions": [], "macro_actions": []}, "empty"),
+        ({"sample_budget": 10**8}, "learn.sample_budget"),
+        ({"step_budget": 599, "sample_budget": 1000}, "fewer than 4 episodes"),
+    ],
+)
+def test_a_config_that_cannot_train_says_what_to_fix(change, wrong):
+    problems = check_config(config(**change), CRAFTER, ["place_table"], LearnParams())
+    assert any(wrong in p for p in problems), problems
+
+
+def test_a_good_config_has_no_problem():
+    cfg = config(macro_actions=["place_table"], shaping=[ShapingTerm(signal="health", weight=1)])
+    assert check_config(cfg, CRAFTER, ["place_table"], LearnParams()) == []
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One tiny real training of a learned collect_wood (its code in its space)."""
+    out = tmp_path_factory.mktemp("learned")
+    task = CRAFTER.task("make_wood_pickaxe")
+    author = CRAFTER.author()
+    dec = author.decompose(task, {"collect_wood": "rl"}, {})
+    coded = [author.write_action(s.name, 80) for s in dec.sub_actions]
+    cfg = config(macro_actions=["collect_wood"], sample_budget=900, step_budget=60,
+                 shaping=[ShapingTerm(signal="health", weight=0.5)])  # fmt: skip
+    req = LearnRequest(
+        task=task, decomposition=dec, config=cfg, coded=coded,
+        learn=LearnParams(starts=6, held_out=4, rollouts=1, n_envs=2), train=TRAIN,
+        sandbox=SANDBOX, seed=0, out_dir=str(out / "collect_wood"), show_progress=False,
+    )  # fmt: skip
+    return req, train_learned(req)
+
+
+def test_a_learned_action_trains_and_is_judged_on_held_out_starts(trained):
+    req, result = trained
+    assert result.train_samples >= 900 and result.samples >= result.train_samples
+    assert result.held_out >= 1 and 0 <= result.reach_after <= 1  # type: ignore[operator]
+    assert result.skill_reach is not None  # its code alone, from the same held-out starts
+    out = Path(req.out_dir)
+    assert (out / "policy.zip").is_file() and (out / "curve.csv").is_file()
+    assert result.ok == (result.reach_after >= req.learn.min_reach)  # type: ignore[operator]
+    rows = (out / "curve.csv").read_text().splitlines()[1:]
+    assert rows and all(int(r.split(",")[2]) <= req.config.step_budget + 80 for r in rows)
+
+
+def test_a_rerun_of_a_finished_training_reads_its_starts_back(trained):
+    req, result = trained
+    again = train_learned(req.model_copy(update={"show_progress": False}))
+    assert again.starts == result.starts and again.reach_before == result.reach_before
+
+
+def test_a_learned_action_runs_as_an_option_until_its_effect(trained, tmp_path):
+    """Inserted into the task's space, calling it runs its policy (and the coded actions it
+    picks) until its achievement rises, the episode ends or its budget; the call's steps are
+    primitive steps; the states it was called in are offered for its next training."""
+    req, result = trained
+    action = LearnedAction(name="collect_wood", config=req.config, policy=result.policy,
+                           policy_sha256=result.policy_sha256)  # fmt: skip
+    coded = [c for c in req.coded if c.name == "collect_wood"]
+    cfg = RLConfig(macro_actions=[], learned_actions=["collect_wood"], reward_terms=[],
+                   sample_budget=1, primitive_actions=["noop"])  # fmt: skip
+    log = SnapshotLog(cap=2, seed=0)
+    env = make_env(req.task, cfg, coded, 3, 4, 80, SANDBOX, "off", [action], log)
+    try:
+        assert env.action_space.n == 2 and env.action_name(1) == ("collect_wood", True)
+        _, info = env.reset(seed=3)
+        before = info["achievements"]["collect_wood"]
+        for _ in range(3):
+            _, _, term, trunc, info = env.step(1)
+            assert 1 <= info["primitive_steps"] <= req.config.step_budget + 80
+            if term or trunc:
+                break
+        assert info["achievements"]["collect_wood"] >= before
+        assert len(log.kept["collect_wood"]) == 2 and log.seen["collect_wood"] >= 2
+        files = log.save(tmp_path)
+        assert [f.name for f in files] == ["collect_wood.starts.pkl"]
+    finally:
+        env.close()
+
+
+def test_reach_counts_effects_deaths_and_budgets(wood_starts):
+    cfg = config(macro_actions=["collect_wood"], step_budget=120)
+    author = CRAFTER.author()
+    coded = [author.write_action("collect_wood", 80)]
+    from rlgpt.rl.starts import Start
+
+    held = [Start(source=f"staged {i}", blob=b) for i, b in enumerate(wood_starts[:3])]
+    r = reach(CRAFTER, cfg, coded, held, skill_act("collect_wood"), TRAIN, SANDBOX, 0)
+    assert math.isclose(r.reach + r.deaths + r.out_of_steps, 1.0)
+    assert r.reach >= 2 / 3  # the reference code collects wood where a tree is in view
+    assert r.steps > 0
+
+
+def test_groups_split_staged_from_episode_states(wood_starts):
+    from rlgpt.rl.starts import Start
+
+    starts = [Start(source="staged met-1 seed 1", blob=b"s"),
+              Start(source="episode seed 3 step 9", blob=b"e"),
+              Start(source="training call 1", blob=b"t")]  # fmt: skip
+    assert groups(starts) == [[b"s"], [b"e", b"t"]]
+
+
+def test_learned_env_masks_its_coded_actions_by_the_recipes(wood_starts):
+    author = CRAFTER.author()
+    coded = [author.write_action("place_table", 80)]
+    cfg = config(macro_actions=["place_table"])
+    env = learned_env(CRAFTER, cfg, coded, StartStates([wood_starts], 0), TRAIN, SANDBOX)
+    try:
+        env.reset()
+        mask = env.action_masks()
+        assert mask.shape == (18,) and mask[:17].all()
+        assert isinstance(mask[17], np.bool_)
+    finally:
+        env.close()
