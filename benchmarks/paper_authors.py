@@ -71,6 +71,31 @@ def shows(key: str, llm: dict[str, Any]) -> str:
     return "a model's own answers: whatever it does"
 
 
+def learned_table(records: list[dict[str, Any]]) -> list[str]:
+    """Every learned action of the loop's runs: reach from its held-out start states before
+    and after training, beside its code alone; samples and wall time (none: the loop learned
+    nothing, its code did not fail)."""
+    rows = [(r, a) for r in records for a in r.get("learned") or []]
+    out = ["", "## Learned actions", ""]
+    if not rows:
+        return [*out, "No run learned a sub-action: no code failed where the evidence looks."]
+    out += ["Per run and iteration: reach = share of held-out start states from which it reached "
+            "its effect (before training, after, and its coded version alone).", "",
+            "| task | method | seed | iteration | learned action | reach before | after | code "
+            "alone | samples | wall s | kept out |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+
+    def f(x: object) -> str:
+        return "—" if x is None else f"{float(x):.2f}"  # type: ignore[arg-type]
+
+    for r, a in rows:
+        out.append(f"| {r['task']} | {r['method']} | {r['seed']} | {a['iteration']} | {a['name']} "
+                   f"| {f(a['reach_before'])} | {f(a['reach_after'])} | {f(a['skill_reach'])} | "
+                   f"{a['samples'] or 0:,} | {a['wall_s'] or 0:.0f} | "
+                   f"{'' if a['ok'] else (a['reason'] or '')[:80]} |")  # fmt: skip
+    return out
+
+
 def mistakes_table(records: list[dict[str, Any]]) -> list[str]:
     """What the scripted model drew and got wrong per run, by method (mean over runs)."""
     rows = [r for r in records if r.get("mistakes")]

@@ -202,7 +202,20 @@ def rlgpt(
              "unlocked": run_unlocked(run_dir, summary.get("selected_iteration"))}  # fmt: skip
     if model is not None:
         final["mistakes"] = model.counts()
+    final["learned"] = learned_actions(run_dir)
     return _record(points, samples, first, t0) | final
+
+
+def learned_actions(run_dir: Path) -> list[dict[str, Any]]:
+    """Every learned action a run trained, per iteration: its reach from held-out start
+    states before and after training, its code's alone, samples, wall time, why kept out."""
+    keep = ("name", "ok", "reason", "reach_before", "reach_after", "skill_reach", "samples",
+            "wall_s")  # fmt: skip
+    out = []
+    for path in sorted(run_dir.glob("iter_*/learned/*.json")):
+        r = json.loads(path.read_text())
+        out.append({"iteration": int(path.parent.parent.name[5:])} | {k: r.get(k) for k in keep})
+    return out
 
 
 def unlocked(table: Any) -> list[str]:

@@ -11,7 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from paper_authors import author, author_line, mistakes_table, shows  # noqa: E402
+from paper_authors import author, author_line, learned_table, mistakes_table, shows  # noqa: E402
 from paper_methods import METHODS  # noqa: E402
 
 LOOP = ("rlgpt", "no_critic", "one_agent", "masks_recipes", "masks_off")  # with iterations
@@ -376,7 +376,7 @@ def _markdown(
                 dl = _by_point(records, task, m, "dead_loop")[i]
                 lines.append(f"| {task} | {m} | {i + 1} | {statistics.fmean(samples[i]):,.0f} | "
                              f"{_fmt(ys)} ({len(ys)} seeds) | {_fmt(dl)} |")  # fmt: skip
-    lines += mistakes_table(records)
+    lines += learned_table(records) + mistakes_table(records)
     lines += ["", "## Plots", ""]
     lines += [f"![{p.stem}]({p.name})" for p in files if p.suffix == ".png"]
     lines += ["", "Regenerate: `make results` (full) or `make results-quick`; the job records "

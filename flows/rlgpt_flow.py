@@ -82,13 +82,15 @@ def _keep_what_won(
 class RunState:
     """What the loops accumulate over a run: the iterations' summaries, trainings (the next
     may continue a policy), selection reports, the record each iteration leaves as evidence
-    for the slow agent, and the latest training of each learned action."""
+    for the slow agent, the latest training of each learned action, and the latest code of
+    each sub-action that passed validation."""
 
     its: list[IterationSummary] = field(default_factory=list)
     trained: list[TrainResult] = field(default_factory=list)
     selections: list[EvalReport] = field(default_factory=list)
     records: list[RunRecord] = field(default_factory=list)
     learned: dict[str, LearnedResult] = field(default_factory=dict)
+    code: dict[str, CodedAction] = field(default_factory=dict)  # latest validated, by name
 
     def evidence(self, dec: Decomposition | None, library: dict[str, LibraryRecord]) -> (
         dict[str, Evidence] | None
@@ -144,10 +146,17 @@ def _inner_loop(
             coded = stages.repair(ctx, k, dec, coded, report, attempt)
             report = stages.validate(ctx, k, coded)
         usable = report.passed(coded)  # nothing that failed validation reaches training
+        # the code of a sub-action now learned (validated when it was coded) joins the
+        # learned action's space; where its learned action stays out, the code covers it
+        have = {c.name for c in usable}
+        spare = [c for n, c in state.code.items()
+                 if n not in have and n in learning.to_learn(dec, report)]  # fmt: skip
         learned = learning.learn(ctx, k, dec, coded, report, list(state.learned.values()) or None,
-                                 feedback or None)  # fmt: skip
+                                 feedback or None, spare or None)  # fmt: skip
         actions = [r.action() for r in learned if r.ok] or None
         names = [a.name for a in actions] if actions else None
+        usable += [c for c in spare if c.name not in (names or [])]
+        state.code |= {c.name: c for c in report.passed(coded)}
         cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable], names)
         previous = state.trained[-1] if state.trained and p.train.warm_start else None
         state.trained.append(stages.train(ctx, k, cfg, usable, previous, actions))

@@ -34,6 +34,12 @@ class RunParams(_Section):
         default=0.8, ge=0, le=1, description="Stop once an iteration's success rate reaches it."
     )
     seed: int = Field(default=0, ge=0, description="Seed of envs, PPO and evaluation.")
+    learn_first: list[str] = Field(
+        default_factory=list,
+        description="Sub-actions the first plan leaves to RL whatever the evidence (to study "
+        "what learning does where code would work, or the paper's protocol, where search is "
+        "learned first); later plans follow the evidence.",
+    )
     runs_dir: str = Field(default="runs", description="Where run directories are written.")
     agents: Literal["two", "one"] = Field(
         default="two",

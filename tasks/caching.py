@@ -35,6 +35,7 @@ _LATER_PARAMS: dict[tuple[str, str], Any] = {
     ("run", "critic"): True,
     ("run", "world"): "crafter",
     ("run", "agents"): "two",
+    ("run", "learn_first"): [],
     ("train", "action_masking"): "off",
     ("scale", "candidates"): 1,
     ("eval", "selection_episodes"): 20,

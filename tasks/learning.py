@@ -40,18 +40,19 @@ def to_learn(dec: Decomposition, validation: ValidationReport) -> list[str]:
 def learn(
     ctx: RunContext, k: int, dec: Decomposition, coded: list[CodedAction],
     validation: ValidationReport, previous: list[LearnedResult] | None = None,
-    feedback: dict[str, str] | None = None,
+    feedback: dict[str, str] | None = None, spare: list[CodedAction] | None = None,
 ) -> list[LearnedResult]:  # fmt: skip
     """Train the learned actions of iteration k: the fast agent writes each one's RL config
     (a config that cannot train goes back to it with the reason), then all train at once.
-    One that trained before continues its policy on the same space (train further)."""
+    One that trained before continues its policy on the same space (train further).
+    `spare`: earlier validated code of sub-actions now learned, which may join their spaces."""
     names = to_learn(dec, validation)
     if not names:
         return []
     world = get_world(ctx.task.world)
     p = ctx.params
     fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
-    usable = validation.passed(coded)
+    usable = validation.passed(coded) + (spare or [])
     valid = [c.name for c in usable]
     before = {r.name: r for r in previous or []}
     subs = {s.name: s for s in dec.sub_actions}

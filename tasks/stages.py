@@ -59,6 +59,11 @@ def decompose(
     slow = SlowAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     dec = slow.decompose(ctx.task, previous, critique, evidence,
                          ctx.params.run.success_threshold)  # fmt: skip
+    first = ctx.params.run.learn_first
+    if previous is None and first:  # the user's choice for the first plan, not the agent's
+        subs = [s.model_copy(update={"mode": "rl"}) if s.name in first else s
+                for s in dec.sub_actions]  # fmt: skip
+        dec = dec.model_copy(update={"sub_actions": subs})
     finish(ctx, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
     return dec
 

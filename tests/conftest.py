@@ -20,13 +20,16 @@ def rlgpt_exe() -> str:
 
 
 TINY = {
-    "run": {"iterations": 2, "max_inner": 1, "success_threshold": 0.99},
+    # collect_wood learned first (a tiny learned action, kept out below a reach of 1.0), then
+    # coded once the critic finds it blocking: two iterations, both loops, every stage
+    "run": {"iterations": 2, "max_inner": 1, "success_threshold": 0.99,
+            "learn_first": ["collect_wood"]},
     "train": {"sample_budget": 1200, "n_envs": 2,
               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}},
     "eval": {"episodes": 3, "selection_episodes": 2},
     "sandbox": {"scenarios": 1, "scenario_steps": 40},
     "learn": {"sample_budget": 800, "step_budget": 60, "starts": 4, "held_out": 4,
-              "rollouts": 1, "n_envs": 1, "snapshots": 4},
+              "rollouts": 1, "n_envs": 1, "snapshots": 4, "min_reach": 1.0},
     "library": {"use": False, "add": False},  # tests/integration/test_library.py turns it on
 }  # fmt: skip
 

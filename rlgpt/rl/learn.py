@@ -30,6 +30,7 @@ from rlgpt.rl.interleave import InterleavedVecEnv
 from rlgpt.rl.learned import (
     Finite,
     LearnedResult,
+    all_finite,
     Reach,
     check_config,
     learned_env,
@@ -176,7 +177,8 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
     starts_sha = hashlib.sha256(b"".join(hashlib.sha256(b).digest() for b in blobs)).hexdigest()
     key_parts = [cfg_sha, *[c.content_hash() for c in req.coded], req.seed, starts_sha,
                  policy_sha256(init) if init else ""]  # fmt: skip
-    ckpt = Checkpoints(out, hashlib.sha256(json.dumps(key_parts).encode()).hexdigest())
+    key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()
+    ckpt = Checkpoints(out, key, point="learn_mid")
     venv = InterleavedVecEnv(factories)  # type: ignore[arg-type]
     masked = bool(cfg.macro_actions)
     try:
@@ -212,7 +214,9 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             with lean():
                 model.learn(total_timesteps=10**9, callback=[budget, finite],
                             reset_num_timesteps=not start)  # fmt: skip
-        except ValueError as exc:  # a distribution of NaN logits: it diverged
+        except (ValueError, RuntimeError) as exc:  # NaN logits (or another failure)
+            if all_finite(model):
+                raise
             finite.diverged = True
             log.warning("learned action %s diverged: %s", cfg.name, exc)
         wall = time.perf_counter() - wall0

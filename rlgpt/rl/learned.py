@@ -196,6 +196,11 @@ def skill_act(name: str) -> Callable[[np.ndarray, MacroActionWrapper], int]:
     return act
 
 
+def all_finite(model: Policy) -> bool:
+    """Whether every weight of the policy is a finite number."""
+    return all(bool(torch.isfinite(p).all()) for p in model.policy.parameters())
+
+
 class Finite(BaseCallback):
     """Stops a training whose weights are no longer finite (it diverged)."""
 
@@ -207,8 +212,7 @@ class Finite(BaseCallback):
         return not self.diverged
 
     def _on_rollout_end(self) -> None:
-        params = self.model.policy.parameters()
-        if not all(bool(torch.isfinite(p).all()) for p in params):
+        if not all_finite(self.model):
             self.diverged = True
 
 

@@ -215,8 +215,9 @@ class Checkpoints:
     """out_dir/checkpoint.zip (model and optimizer, via SB3) and checkpoint.json (samples, key),
     each written to a temp file and renamed; the JSON, written last, says the pair is whole."""
 
-    def __init__(self, out_dir: Path, key: str) -> None:
+    def __init__(self, out_dir: Path, key: str, point: str = "train_mid") -> None:
         self.zip, self.meta, self.key = out_dir / "checkpoint.zip", out_dir / "checkpoint.json", key
+        self.point = point  # the fault-injection point after each checkpoint (rlgpt/faults.py)
 
     def save(self, model: Policy, samples: int) -> None:
         save_atomic(model, self.zip)
@@ -225,7 +226,7 @@ class Checkpoints:
                                    "num_timesteps": int(model.num_timesteps)}))  # fmt: skip
         os.replace(tmp, self.meta)
         log.info("checkpoint at %d samples", samples)
-        maybe_crash("train_mid")
+        maybe_crash(self.point)
 
     def resumable(self) -> int | None:
         """Samples of a complete checkpoint of this very run, or None."""

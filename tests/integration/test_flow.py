@@ -27,8 +27,14 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
     assert summary["llm"].startswith("offline")
     its = summary["iterations"]
     assert [i["iteration"] for i in its] == [1, 2]
-    # the critique changed the plan: the learned sub-action became coded
+    # the critique changed the plan: the learned sub-action became coded (its learned action,
+    # trained from its start states, stayed below learn.min_reach and out of the space)
     assert its[0]["learned"] == ["collect_wood"] and "collect_wood" in its[1]["coded"]
+    assert its[0]["learned_samples"] >= 800 and its[0]["samples"] >= 1200 + 800
+    assert its[0]["learned_actions"]["collect_wood"].startswith("excluded: reaches its effect")
+    learned = json.loads((root / "iter_1" / "learned" / "collect_wood.json").read_text())
+    assert learned["config"]["name"] == "collect_wood" and learned["held_out"] >= 1
+    assert (root / "iter_1" / "learned" / "collect_wood" / "policy.zip").is_file()
     for it in its:
         assert it["samples"] >= 1200
         assert 0.0 <= it["success_rate"] <= 1.0 and 0.0 <= it["dead_loop_ratio"] <= 1.0
@@ -68,7 +74,13 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
     exp = client.get_experiment_by_name("rlgpt")
     runs = client.search_runs([exp.experiment_id])
     parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
-    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parents[0].info.run_id]
+    nested = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parents[0].info.run_id]
+    children = [r for r in nested if "rlgpt.learned" not in r.data.tags]
+    (learned,) = [r for r in nested if "rlgpt.learned" in r.data.tags]
+    assert learned.data.tags["rlgpt.learned"] == "collect_wood"
+    assert learned.data.tags["rlgpt.iteration"] == "1" and learned.info.status == "FINISHED"
+    assert {"reach_before", "reach_after", "samples"} <= set(learned.data.metrics)
+    assert learned.data.params["learned.name"] == "collect_wood"
     assert len(parents) == 1 and parents[0].info.status == "FINISHED"
     assert parents[0].data.params["llm.backend"] == "offline"
     assert any(k.startswith("prompt.") for k in parents[0].data.params)

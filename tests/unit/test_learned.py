@@ -245,3 +245,27 @@ def test_learned_env_masks_its_coded_actions_by_the_recipes(wood_starts):
         assert isinstance(mask[17], np.bool_)
     finally:
         env.close()
+
+
+def test_a_killed_training_resumes_from_its_last_checkpoint(trained, tmp_path, monkeypatch):
+    """A learned action's training that dies after a checkpoint goes on from it when run
+    again (the flow reruns the learn stage on `rlgpt resume`)."""
+    req, _ = trained
+    req = req.model_copy(update={
+        "out_dir": str(tmp_path / "again"), "show_progress": False,
+        "train": TRAIN.model_copy(update={"checkpoint_every": 300}),
+    })  # fmt: skip
+    monkeypatch.setenv("RLGPT_FAULT", "raise:learn_mid")
+    with pytest.raises(RuntimeError, match="learn_mid"):
+        train_learned(req)
+    monkeypatch.delenv("RLGPT_FAULT")
+    done = train_learned(req)
+    assert done.resumed_from >= 300 and done.train_samples >= req.config.sample_budget
+
+
+def test_a_training_that_diverges_is_kept_out_with_the_reason(trained, tmp_path):
+    req, _ = trained
+    # a reward of 1e38 per new cell: returns overflow to inf, the value loss to NaN
+    wild = req.config.model_copy(update={"shaping": [ShapingTerm(signal="explore", weight=1e38)]})
+    out = train_learned(req.model_copy(update={"config": wild, "out_dir": str(tmp_path / "w")}))
+    assert not out.ok and out.reason.startswith("diverged"), out.reason
