@@ -176,8 +176,9 @@ class LearnParams(_Section):
         "model may ask for fewer); they count toward the run's samples.",
     )  # fmt: skip
     step_budget: int = Field(
-        default=600, gt=0, le=20_000,
-        description="Most primitive steps of one call (one training episode) of a learned action.",
+        default=3000, gt=0, le=20_000,
+        description="Most primitive steps of one call (one training episode) of a learned "
+        "action (a model chooses within it).",
     )  # fmt: skip
     starts: int = Field(
         default=48, ge=1, description="Staged start states it trains from (the world's staging)."

@@ -3,8 +3,9 @@
 RLGPT_FAULT="<point>" SIGKILLs this process at that point; RLGPT_FAULT="enospc:<point>" makes
 the write there fail as on a full disk; RLGPT_FAULT="raise:<point>" raises a RuntimeError there.
 Points: "<stage>:<iteration>" (a stage body starts), "train_mid" (a training checkpoint was
-written), "learn_mid" (a learned action's training checkpoint was written), "write_summary" (summary.json is about to be written), "end_parent" (summary.json is
-written and the MLflow parent run is about to be closed).
+written), "learn_mid" (a learned action's training checkpoint was written), "write_summary"
+(summary.json is about to be written), "end_parent" (summary.json is written and the MLflow
+parent run is about to be closed).
 """
 
 from __future__ import annotations

@@ -67,8 +67,9 @@ def learn(
             return "; ".join(check_config(cfg, world, valid, p.learn)) or None
 
         try:
+            budgets = {c.name: c.step_budget for c in usable}
             cfg = fast.learned_config(
-                ctx.task, subs[name], dec, valid, signals=signals(world.vitals), learn=p.learn,
+                ctx.task, subs[name], dec, budgets, signals=signals(world.vitals), learn=p.learn,
                 ppo=p.train.ppo, check=check, previous=prev.config if prev else None,
                 feedback=(feedback or {}).get(name, ""),
             )  # fmt: skip

@@ -184,13 +184,14 @@ class FastAgent(Agent):
         return cfg.model_copy(update={"primitive_actions": kept, "sample_budget": sample_budget})
 
     def learned_config(
-        self, task: TaskSpec, sub: SubAction, dec: Decomposition, coded: list[str], *,
+        self, task: TaskSpec, sub: SubAction, dec: Decomposition, coded: dict[str, int], *,
         signals: dict[str, str], learn: LearnParams, ppo: PPOConfig,
         check: Callable[[LearnedConfig], str | None], previous: LearnedConfig | None = None,
         evidence: dict[str, Any] | None = None, feedback: str = "",
     ) -> LearnedConfig:  # fmt: skip
         """The RL config of the learned action for `sub`: its reward (effect bonus, terms,
-        dense signals, death penalty), its own action space, its budgets. A config `check`
+        dense signals, death penalty), its own action space (`coded`: the coded actions that
+        may join it, with each one's step budget), its budgets. A config `check`
         rejects (unknown term, signal or action, a budget beyond the run's) goes back to the
         model with the reason."""
         cfg = self.ask(

@@ -70,7 +70,7 @@ class OfflineAuthor:
 
     # -- slow agent ----------------------------------------------------------------------
     def _slow_decompose(self, ctx: dict[str, Any]) -> dict[str, Any]:
-        """Each sub-action coded unless its evidence (rlgpt/agents/evidence.py) says its code
+        """Each sub-action coded unless its evidence (rlgpt/evidence.py) says its code
         fails; a learned one coded again where its learning did not beat its code."""
         task = TaskSpec.model_validate(ctx["task"])
         threshold = float(ctx.get("success_threshold") or 0.8)
@@ -120,7 +120,7 @@ class OfflineAuthor:
         found wanting on deaths charges death twice as much."""
         dec = Decomposition.model_validate(ctx["decomposition"])
         name = ctx["sub_action"]["name"]
-        coded = list(ctx["coded"])
+        coded = ctx["coded"]
         helpers = [n for n in [name, *(s.name for s in dec.sub_actions if s.survival)]
                    if n in coded]  # fmt: skip
         known = ctx["signals"]
@@ -131,7 +131,9 @@ class OfflineAuthor:
         death = float(previous.get("death_penalty", 5.0))
         if previous and "death" in (ctx.get("feedback") or ""):
             death *= 2
-        step_budget = int(ctx["step_budget"])
+        # room for its own code's longest call, twice over, within the run's cap
+        own = int(coded.get(name, 0)) if isinstance(coded, dict) else 0
+        step_budget = min(int(ctx["step_budget"]), max(300, 2 * own))
         sample_budget = int(ctx["sample_budget"])
         ppo = PPOConfig.model_validate(ctx["ppo"]).model_copy(update={"gamma": 0.99})
         return LearnedConfig(

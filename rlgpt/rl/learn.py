@@ -30,8 +30,8 @@ from rlgpt.rl.interleave import InterleavedVecEnv
 from rlgpt.rl.learned import (
     Finite,
     LearnedResult,
-    all_finite,
     Reach,
+    all_finite,
     check_config,
     learned_env,
     policy_act,

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from pydantic import BaseModel, Field
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 
 from rlgpt.config import LearnParams, SandboxParams, TrainParams
@@ -196,7 +197,7 @@ def skill_act(name: str) -> Callable[[np.ndarray, MacroActionWrapper], int]:
     return act
 
 
-def all_finite(model: Policy) -> bool:
+def all_finite(model: BaseAlgorithm) -> bool:
     """Whether every weight of the policy is a finite number."""
     return all(bool(torch.isfinite(p).all()) for p in model.policy.parameters())
 

@@ -45,7 +45,7 @@ def staged(world: World, name: str, *, n: int, seed_base: int, radius: int) -> l
     """`n` staged states where `name`'s precondition holds, over seeds from `seed_base`."""
     env = world.validation_env(name, radius)
     out: list[Start] = []
-    seed = seed_base
+    seed, skipped = seed_base, 0
     try:
         while len(out) < n:
             specs = world.scenarios(
@@ -56,7 +56,15 @@ def staged(world: World, name: str, *, n: int, seed_base: int, radius: int) -> l
             if not met:
                 raise ValueError(f"'{name}' has no state where its precondition holds")
             for spec in met:
-                world.stage(env, spec)
+                try:
+                    world.stage(env, spec)
+                except (IndexError, ValueError) as exc:  # a layout this seed cannot hold
+                    skipped += 1
+                    if skipped > 4 * n:
+                        raise ValueError(f"'{name}': {skipped} states could not be staged "
+                                         f"(the last: {exc})") from exc  # fmt: skip
+                    log.info("start state %s seed %d skipped: %s", spec.name, spec.seed, exc)
+                    continue
                 out.append(Start(source=f"staged {spec.name} seed {spec.seed}",
                                  blob=env.snapshot()))  # type: ignore[attr-defined]  # fmt: skip
             seed += SEED_STRIDE
