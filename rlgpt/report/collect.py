@@ -60,7 +60,8 @@ def _diff(old: str | None, new: str) -> tuple[str, list[tuple[str, str]]]:
 
 
 def training_curve(run: Path, its: list[IterationSummary]) -> tuple[list[CurvePoint], list[int]]:
-    """Every iteration's training episodes on one sample axis (iterations one after another)."""
+    """Every iteration's training episodes on one sample axis (iterations one after another;
+    within one, its learned actions' samples come before the task's training)."""
     points: list[CurvePoint] = []
     offset, starts = 0, []
     for it in its:
@@ -69,7 +70,7 @@ def training_curve(run: Path, its: list[IterationSummary]) -> tuple[list[CurvePo
         if path.is_file():
             for row in path.read_text().splitlines()[1:]:
                 samples, ret, _, won = row.split(",")
-                points.append((offset + int(samples), float(ret), int(won)))
+                points.append((offset + it.learned_samples + int(samples), float(ret), int(won)))
         offset += it.samples
     return points, starts
 

@@ -25,7 +25,7 @@ from stable_baselines3.common.logger import configure as configure_logger
 
 from rlgpt.config import LearnParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, LearnedConfig, TaskSpec
-from rlgpt.rl.envs import SlimInfo
+from rlgpt.rl.envs import SlimInfo, macro_faults
 from rlgpt.rl.interleave import InterleavedVecEnv
 from rlgpt.rl.learned import (
     Finite,
@@ -220,6 +220,7 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             finite.diverged = True
             log.warning("learned action %s diverged: %s", cfg.name, exc)
         wall = time.perf_counter() - wall0
+        faults = macro_faults(venv.envs)
     finally:
         venv.close()
     done = budget.samples - start
@@ -230,6 +231,7 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
         "samples_per_s": done / max(wall, 1e-9), "held_out": len(held), "starts": sets.counts,
         "resumed_from": start, "warm_start_from": str(init) if init else None,
         "first_success": budget.first_success, "reach_before": before.reach,
+        "macro_faults": faults,
         "skill_reach": skill.reach if skill else None,
     }  # fmt: skip
     if finite.diverged:

@@ -27,6 +27,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from rlgpt.config import LearnParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, LearnedConfig
+from rlgpt.rl.envs import macro_faults
 from rlgpt.rl.options import LearnedAction, space_of
 from rlgpt.rl.shaping import LearnedEpisode, StartStates, signals
 from rlgpt.rl.starts import (
@@ -65,6 +66,9 @@ class LearnedResult(BaseModel):
     resumed_from: int = 0
     warm_start_from: str | None = None
     first_success: int | None = None
+    macro_faults: dict[str, str] = Field(
+        default_factory=dict, description="Coded actions of its space that failed in training."
+    )
 
     def action(self) -> LearnedAction:
         """The trained policy as training and evaluation insert it (it must have trained)."""
@@ -144,6 +148,7 @@ class Reach(BaseModel):
     deaths: float
     out_of_steps: float
     steps: int
+    faults: dict[str, str] = {}  # coded actions that failed in these episodes, and how
 
 
 def reach(
@@ -170,10 +175,12 @@ def reach(
             effect += int(bool(info.get("success")))
             deaths += int(bool(info.get("died")))
             out += int(not info.get("success") and not info.get("died"))
+        faults = macro_faults([env])
     finally:
         env.close()
     n = max(1, len(held))
-    return Reach(reach=effect / n, deaths=deaths / n, out_of_steps=out / n, steps=steps)
+    return Reach(reach=effect / n, deaths=deaths / n, out_of_steps=out / n, steps=steps,
+                 faults=faults)  # fmt: skip
 
 
 def policy_act(model: Policy) -> Callable[[np.ndarray, MacroActionWrapper], int]:
