@@ -73,7 +73,7 @@ class Config:
 # pickaxe, pure PPO on neither (0.00 at 1M on both in the tech-tree benchmark). Sized to finish
 # in about 2 h on 2 cores (113 min on 2026-12-03), so that it can be rerun on the final code.
 DEEP = ("make_iron_pickaxe", "collect_diamond")
-CORE = ["pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only", "one_agent"]
+CORE = ["pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only", "one_agent", "two_agents"]
 MASKS = ["masks_recipes", "masks_off"]
 FULL = Config(
     "full", 3, 30, 4,
@@ -104,7 +104,7 @@ def run_job(
     if method in LOOP_MASKING:
         agents = "one" if method == "one_agent" else "two"
         return rlgpt(task, seed, budget, iterations, cfg.episodes, method != "no_critic",
-                     out, tracking | {"experiment": EXPERIMENT}, cfg.llm, agents,
+                     out, tracking | {"experiment": EXPERIMENT}, llm_for(cfg, method), agents,
                      LOOP_MASKING[method])  # fmt: skip
     raise ValueError(f"no job for method {method}")
 
@@ -115,13 +115,22 @@ def protocol(cfg: Config, task: str) -> dict[str, Any]:
             "iterations": cfg.iterations_for(task), "llm": cfg.llm}  # fmt: skip
 
 
+# The agents ablation needs a model (the offline author plays both roles from one recipe
+# graph): under the offline protocol, one agent and two are both played by this scripted one.
+AGENTS_MODEL = spec(MistakeRates(rate=0.25))
+
+
+def llm_for(cfg: Config, method: str) -> dict[str, Any]:
+    """Who plays the loop's agents in a job: the protocol's author, or, for the agents
+    ablation under the offline author, the scripted model (both sides of it)."""
+    offline = cfg.llm.get("backend") == "offline"
+    return AGENTS_MODEL if offline and method in ("one_agent", "two_agents") else cfg.llm
+
+
 def skipped(cfg: Config, method: str) -> str | None:
     """Why a method is not run under this configuration, said plainly in the tables."""
-    if method != "one_agent":
-        return None
-    if cfg.llm.get("backend") == "offline":
-        return ("skipped: needs a model (--llm openai, or --llm scripted for a scripted one); "
-                "the offline author is not one")  # fmt: skip
+    if method == "two_agents" and cfg.llm.get("backend") != "offline":
+        return "not needed: the loop itself (rlgpt) is played by the model"
     return None
 
 

@@ -30,14 +30,17 @@ METHODS: dict[str, str] = {
     "rlgpt": "the full loop: slow, fast and critic agents (the author is named above)",
     "no_critic": "the full loop with the critic's feedback withheld (run.critic: false)",
     "reward_only": "PPO on the 17 primitives, every plan step's achievement as a reward term",
-    "one_agent": "one prompt playing planner and coder",
+    "one_agent": "one prompt playing planner and coder (with the offline author's protocol, "
+    "played by the scripted model, as two_agents is)",
+    "two_agents": "the full loop with its two agents played by the scripted model (mistake rate "
+    "0.25): one_agent's comparator when the loop's author is the offline one",
     "masks_recipes": "the full loop with recipe masks only (train.action_masking: recipes)",
     "masks_off": "the full loop without action masks (train.action_masking: off): plain PPO "
     "over the enlarged action space",
 }
 # The loop's variants, and the train.action_masking each runs with ("" keeps params.yaml's).
-LOOP_MASKING = {"rlgpt": "", "no_critic": "", "one_agent": "", "masks_recipes": "recipes",
-                "masks_off": "off"}  # fmt: skip
+LOOP_MASKING = {"rlgpt": "", "no_critic": "", "one_agent": "", "two_agents": "",
+                "masks_recipes": "recipes", "masks_off": "off"}  # fmt: skip
 
 
 def die_with_parent() -> None:

@@ -185,6 +185,8 @@ def claims(summary: dict[str, Any], skips: dict[str, str]) -> dict[str, dict[str
     direction reproduced; None when the method was not run."""
     out: dict[str, dict[str, Any]] = {}
     for key, (what, paper, worse, better) in PAPER.items():
+        if key == "agents" and any("two_agents" in s for s in summary.values()):
+            better = "two_agents"  # the offline protocol: both sides played by one model
         if worse in skips:
             out[key] = {"claim": what, "paper": paper, "reproduced": None, "note": skips[worse]}
             continue

@@ -38,6 +38,7 @@ from rlgpt.rl.learned import (
     reach,
     skill_act,
     space_key,
+    start_as_its_code,
 )  # fmt: skip
 from rlgpt.rl.options import LearnedAction, policy_sha256
 from rlgpt.rl.shaping import StartStates
@@ -192,6 +193,7 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             model.set_random_seed(req.seed)
         else:
             model = new_model(cfg.ppo, False, venv, req.seed, t.device, masked, t.fused_adam)
+            start_as_its_code(model, cfg, world)
         model.set_logger(configure_logger(str(out / "sb3"), ["csv"]))
         held = sets.held
 

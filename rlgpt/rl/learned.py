@@ -224,6 +224,25 @@ class Finite(BaseCallback):
             self.diverged = True
 
 
+# How much a fresh learned action prefers its own code: e^3, about 20 times any other action,
+# so it calls its code about half the time at first (of 17 primitives and a few coded actions)
+CODE_PRIOR = 3.0
+
+
+def start_as_its_code(model: BaseAlgorithm, cfg: LearnedConfig, world: World) -> bool:
+    """A fresh learned action whose own code is in its space starts out calling it: the bias
+    of that action's logit is raised by CODE_PRIOR, so learning starts from the code and
+    learns where to do otherwise (eat, flee, rest, fight), rather than from chance. The
+    weights are the network's own; nothing else changes. Returns whether it applied."""
+    prims, coded, _ = space_of(world, cfg)
+    if cfg.name not in coded:
+        return False
+    index = len(prims) + coded.index(cfg.name)
+    with torch.no_grad():
+        model.policy.action_net.bias[index] += CODE_PRIOR  # type: ignore[union-attr,index,operator]
+    return True
+
+
 def space_key(cfg: LearnedConfig, train: TrainParams) -> str:
     """What a learned action's weights mean: its space, observation and network."""
     parts = [cfg.name, cfg.primitive_actions, cfg.macro_actions, cfg.ppo.model_dump(mode="json"),

@@ -269,3 +269,28 @@ def test_a_training_that_diverges_is_kept_out_with_the_reason(trained, tmp_path)
     wild = req.config.model_copy(update={"shaping": [ShapingTerm(signal="explore", weight=1e38)]})
     out = train_learned(req.model_copy(update={"config": wild, "out_dir": str(tmp_path / "w")}))
     assert not out.ok and out.reason.startswith("diverged"), out.reason
+
+
+def test_a_fresh_learned_action_starts_out_calling_its_own_code(wood_starts):
+    """Learning starts from the code: its call is the likeliest action of a fresh policy."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from rlgpt.rl.learned import start_as_its_code
+    from rlgpt.rl.train import new_model
+
+    author = CRAFTER.author()
+    coded = [author.write_action("collect_wood", 80)]
+    cfg = config(macro_actions=["collect_wood"])
+    env = learned_env(CRAFTER, cfg, coded, StartStates([wood_starts], 0), TRAIN, SANDBOX)
+    try:
+        venv = DummyVecEnv([lambda: env])
+        model = new_model(SMALL, False, venv, 0, "cpu", True, False)
+        obs, _ = env.reset()
+        tensor = model.policy.obs_to_tensor(obs)[0]
+        before = model.policy.get_distribution(tensor).distribution.probs[0, 17].item()
+        assert start_as_its_code(model, cfg, CRAFTER)
+        after = model.policy.get_distribution(tensor).distribution.probs[0, 17].item()
+        assert before < 0.1 < 0.4 < after  # about half of its choices, from one in eighteen
+        assert not start_as_its_code(model, config(), CRAFTER)  # no code of its own: no prior
+    finally:
+        env.close()
