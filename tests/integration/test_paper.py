@@ -30,7 +30,8 @@ def _paper(
         sys.executable, "benchmarks/paper.py", "--quick", "--tasks", "place_table", "--seeds", "1",
         "--episodes", "3", "--budget-scale", "0.25", "--out", str(tmp_path / "results"),
         "--work", str(tmp_path / "work"), "--mlflow-uri", f"sqlite:///{tmp_path}/mlflow.db",
-        "--methods", "pure_rl,pure_code,rlgpt,no_critic,reward_only,one_agent,masks_off", *extra,
+        "--methods", "pure_rl,pure_code,rlgpt,no_critic,reward_only,one_agent,two_agents,masks_off",
+        *extra,
     ]  # fmt: skip
     return subprocess.run(cmd, cwd=REPO, env=cli_env, capture_output=True, text=True, timeout=900)
 
@@ -58,10 +59,10 @@ def test_every_method_runs_and_the_files_and_json_line_come_out(miniature):
     assert headline["label"] == "quick-custom" and headline["failed_jobs"] == 0
     rates = headline["success"]["place_table"]
     assert set(rates) == {"pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only",
-                          "masks_off"}  # fmt: skip
+                          "one_agent", "two_agents", "masks_off"}  # fmt: skip
     assert rates["pure_code"] >= 2 / 3  # the reference skills place a table
-    assert headline["claims"]["agents"] is None  # one agent needs a real model
-    claims = ("pure_rl", "critic", "reward", "iterations")
+    # one agent against two, both played by the scripted model (the offline author is none)
+    claims = ("pure_rl", "critic", "reward", "agents", "iterations")
     assert all(isinstance(headline["claims"][k], bool) for k in claims)
     rows = list(csv.DictReader((out / "runs.csv").open()))
     assert {r["method"] for r in rows} == set(rates) and all(not r["error"] for r in rows)
@@ -70,7 +71,9 @@ def test_every_method_runs_and_the_files_and_json_line_come_out(miniature):
     loop = [c for c in curves if c["method"] == "rlgpt"]
     assert [int(c["point"]) for c in loop] == [1, 2]  # one point per iteration
     md = (out / "results.md").read_text()
-    assert "QUICK-CUSTOM RUN" in md and "skipped: needs a model (--llm openai, or" in md
+    assert "QUICK-CUSTOM RUN" in md and "skipped" not in md
+    one = tmp / "work" / "one_agent-place_table-s0" / "runs" / "one_agent-place_table-s0"
+    assert json.loads((one / "params.yaml").read_text())["llm"]["backend"] == "openai"
     assert "| place_table | rlgpt | 2 |" in md and "![success_vs_samples]" in md
     assert "## What RL adds over the skills alone" in md and "## What masks contribute" in md
     assert str(REPO) not in md, "no machine path in a committed file"
@@ -101,7 +104,7 @@ def test_every_run_lands_in_mlflow_under_one_parent(miniature):
     children = {r.info.run_name for r in runs if r.data.tags.get("mlflow.parentRunId") == parent}
     assert children == {f"{m}-place_table-s0" for m in
                         ("pure_rl", "pure_code", "rlgpt", "no_critic", "reward_only",
-                         "masks_off")}  # fmt: skip
+                         "one_agent", "two_agents", "masks_off")}  # fmt: skip
     assert parents[0].info.status == "FINISHED"
     artifacts = {a.path for a in c.list_artifacts(parent)}
     assert "results.md" in artifacts and "success_vs_samples.png" in artifacts
@@ -111,7 +114,7 @@ def test_a_rerun_resumes_from_the_job_records(miniature, cli_env):
     tmp, headline, _ = miniature
     proc = _paper(tmp, cli_env)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.count("(recorded)") == 6  # no job ran again (one_agent is skipped)
+    assert proc.stdout.count("(recorded)") == 8  # no job ran again
     assert json.loads(proc.stdout.strip().splitlines()[-1])["success"] == headline["success"]
 
 

@@ -112,14 +112,17 @@ def _args(**kw: object) -> argparse.Namespace:
 
 
 def test_a_scripted_model_runs_the_one_agent_ablation_and_is_named_wherever_it_answered(tmp_path):
-    from paper import configure, skipped
+    from paper import AGENTS_MODEL, configure, llm_for, skipped
 
     cfg = configure(_args())
     assert cfg.llm == {"backend": "scripted", "mistake_rate": 0.3, "fix_rate": 0.5, "seed": 0}
-    assert skipped(cfg, "one_agent") is None
-    assert "the offline author is not one" in str(skipped(configure(_args(llm="offline",
-                                                                       mistake_rate=None)),
-                                                         "one_agent"))  # fmt: skip
+    assert skipped(cfg, "one_agent") is None and llm_for(cfg, "one_agent") == cfg.llm
+    assert "not needed" in str(skipped(cfg, "two_agents"))  # the loop is played by the model
+    # under the offline author, both sides of the agents ablation are played by one model
+    offline = configure(_args(llm="offline", mistake_rate=None))
+    assert skipped(offline, "one_agent") is None and skipped(offline, "two_agents") is None
+    assert llm_for(offline, "one_agent") == llm_for(offline, "two_agents") == AGENTS_MODEL
+    assert llm_for(offline, "rlgpt") == offline.llm and AGENTS_MODEL["backend"] == "scripted"
     drawn = {"drawn": {"plan": 2, "write": 4, "repair": 2}, "made": {"write": 2, "repair": 1},
              "fixed": 1, "by_class": {"misnamed_action": 2, "other_step": 1}}  # fmt: skip
     points = [{"samples": 100, "success": 0.5, "dead_loop": 0.0, "deaths": 0.0}]
