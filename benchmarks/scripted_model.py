@@ -341,7 +341,7 @@ class _Turn:
             "sub_action": json_after(self.user, "Sub-action:"),
             "coded": json_after(self.user, "passed validation and join *its* action space"),
             "signals": dict(re.findall(r"^  - `([a-z_]+)`: (.*)$", self.user, re.M)),
-            "step_budget": int(_find(r"`step_budget` \(at most (\d+)\)", self.user,
+            "step_budget": int(_find(r"`step_budget` \(at most (\d+)", self.user,
                                      "the step budget")),
             "sample_budget": int(_find(r"`sample_budget` \(at most (\d+)", self.user,
                                        "the sample budget")),

@@ -196,6 +196,10 @@ class LearnedConfig(Message):
     shaping: list[ShapingTerm] = Field(default_factory=list, description="Dense signals.")
     death_penalty: float = Field(default=5.0, ge=0, description="Charged when the player dies.")
     step_budget: int = Field(gt=0, le=20_000, description="Primitive steps per episode or call.")
+    code_steps: int | None = Field(
+        default=None, gt=0, description="Most primitive steps of one call of a coded action "
+        "in its space (null: that action's own budget): shorter calls let it act between them.",
+    )  # fmt: skip
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     sample_budget: int = Field(gt=0, description="Primitive env steps of its training.")
     reasoning: str = ""

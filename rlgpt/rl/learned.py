@@ -134,6 +134,7 @@ def learned_env(
         step_cpu_ms=sandbox.step_cpu_ms, run_memory_mib=sandbox.run_memory_mib,
     )  # fmt: skip
     budget = max([train.macro_step_budget, *[c.step_budget for c in inserted]])
+    budget = min(budget, cfg.code_steps or budget)
     return MacroActionWrapper(
         episode, [c.name for c in inserted], pool, all_primitives=world.primitives(),
         vitals=world.vitals, step_budget=budget, no_effect_penalty=0.0, primitives=prims,

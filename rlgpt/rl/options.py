@@ -74,6 +74,7 @@ class LearnedOption:
         self.prims, self.coded, self.rule = space_of(world, action.config)
         self.model = _load(action.policy, action.policy_sha256)
         self.step_budget = action.config.step_budget
+        self.code_steps = action.config.code_steps
 
     def mask(
         self, info: Mapping[str, Any], disabled: Callable[[str], bool],

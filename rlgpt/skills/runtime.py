@@ -47,6 +47,7 @@ class Option(Protocol):
     and its step budget."""
 
     step_budget: int
+    code_steps: int | None  # most steps of one call of a coded action it picks (None: theirs)
 
     def mask(self, info: Mapping[str, Any], disabled: Callable[[str], bool],
              standing: Mapping[str, bool]) -> np.ndarray: ...  # fmt: skip
@@ -210,7 +211,10 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         finally:
             super().close()
 
-    def _run_macro(self, name: str) -> Waits[Step]:
+    def _run_macro(self, name: str, budget: int | None = None) -> Waits[Step]:
+        """A coded action's call, for at most `budget` primitive steps (the wrapper's own by
+        default; a learned action's calls may be shorter)."""
+        budget = self.step_budget if budget is None else min(budget, self.step_budget)
         before = self._info
         total, steps = 0.0, 0
         term = trunc = False
@@ -233,7 +237,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
                 obs, reward, term, trunc, info = self.env.step(self._prim_index[prim or "noop"])
                 total += float(reward)
                 steps += 1
-                if finished or term or trunc or steps >= self.step_budget:
+                if finished or term or trunc or steps >= budget:
                     break
                 prim, error = yield from self._call(name, env.view_state(info), "next")
                 if error:
@@ -248,7 +252,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self._info = info
         assert obs is not None
         return self._ended(name, before, info, obs, total, steps, term, trunc, error,
-                           self.step_budget)  # fmt: skip
+                           budget)  # fmt: skip
 
     def _ended(
         self, name: str, before: dict[str, Any], info: dict[str, Any], obs: np.ndarray,
@@ -291,7 +295,9 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
                     False,
                 )
             if coded:
-                obs, reward, term, trunc, out = yield from self._run_macro(chosen)
+                obs, reward, term, trunc, out = yield from self._run_macro(
+                    chosen, option.code_steps
+                )
                 steps += int(out["primitive_steps"])
                 info = self._info
             else:

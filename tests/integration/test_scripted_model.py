@@ -16,17 +16,21 @@ from benchmarks.chat_server import ChatServer
 from benchmarks.scripted_mistakes import CAUGHT_AS, SPOIL, MistakeRates, knowledge
 from benchmarks.scripted_model import ROLES, ScriptedModel
 from rlgpt.agents.roles import CriticAgent, FastAgent, OneAgent, SlowAgent
-from rlgpt.config import LLMParams, SandboxParams
+from rlgpt.config import LearnParams, LLMParams, SandboxParams
+from rlgpt.evidence import Evidence
 from rlgpt.llm.base import LLM
 from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.llm.openai_backend import OpenAIBackend
 from rlgpt.messages import (
     ActionValidation,
     EvalReport,
+    LearnedConfig,
     PPOConfig,
     SubAction,
     ValidationReport,
 )
+from rlgpt.rl.learned import LearnedResult
+from rlgpt.rl.shaping import signals
 from rlgpt.sandbox.validate import validate_all
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.tasks import get_task
@@ -55,8 +59,9 @@ def _every_role(llm: LLM, d: Path) -> list[object]:
     slow, fast = SlowAgent(llm, d), FastAgent(llm, d)
     dec = slow.decompose(TASK, None, None)
     code = [fast.write_action(TASK, s, 80, {}) for s in dec.sub_actions if s.mode == "code"]
-    bad = code[0].model_copy(
-        update={"source": code[0].source.replace('yield "place_table"', 'yield "place_tabel"')}
+    table = next(c for c in code if c.name == "place_table")
+    bad = table.model_copy(
+        update={"source": table.source.replace('yield "place_table"', 'yield "place_tabel"')}
     )
     failed = ActionValidation(name=bad.name, ok=False, error_kind="invalid_action",
                               message="line 16: yields 'place_tabel', which is not an action",
@@ -75,7 +80,45 @@ def _every_role(llm: LLM, d: Path) -> list[object]:
     one = OneAgent(llm, d)
     first = one.plan_and_code(TASK, None, [], None, 80)
     second = one.plan_and_code(TASK, first[0], first[1], crit, 80)
-    return [dec, *code, repaired, cfg, crit, again, faulted, first, second]
+    # learned actions: the evidence that turns a dying coded step into a learned one, its RL
+    # problem (a config the check rejects goes back once), the task's config with it, and the
+    # critic reading its reach
+    dying = {"collect_stone": Evidence(name="collect_stone", mode="code", blocked_coded=2,
+                                       deaths=0.4)}  # fmt: skip
+    learn_plan = slow.decompose(TASK, dec, crit, dying, 0.8)
+    stone = next(s for s in learn_plan.sub_actions if s.name == "collect_stone")
+    world = get_world("crafter")
+    budgets = {c.name: c.step_budget for c in code}
+    seen: list[str] = []
+
+    def check(c: LearnedConfig) -> str | None:  # the first answer is sent back once
+        seen.append(c.name)
+        return "sample_budget too large (a test's rejection)" if len(seen) == 1 else None
+
+    learned_cfg = fast.learned_config(TASK, stone, learn_plan, budgets, signals=signals(
+        world.vitals), learn=LearnParams(), ppo=PPOConfig(), check=check,
+        feedback="train further")  # fmt: skip
+    with_learned = fast.rl_config(TASK, learn_plan, [c.name for c in code], PPOConfig(), 5000,
+                                  ["collect_stone"])  # fmt: skip
+    result = LearnedResult(name="collect_stone", ok=True, reach_before=0.1, reach_after=0.4,
+                           skill_reach=0.3)  # fmt: skip
+    judged = CriticAgent(llm, d).critique(TASK, learn_plan, ValidationReport(actions=[failed]),
+                                          evaluation, 0.8, [result])  # fmt: skip
+    return [
+        dec,
+        *code,
+        repaired,
+        cfg,
+        crit,
+        again,
+        faulted,
+        first,
+        second,
+        learn_plan,
+        learned_cfg,
+        with_learned,
+        judged,
+    ]
 
 
 def test_at_rate_zero_it_answers_every_role_as_the_offline_author(tmp_path):
@@ -86,7 +129,13 @@ def test_at_rate_zero_it_answers_every_role_as_the_offline_author(tmp_path):
     author = _every_role(OfflineAuthor(), tmp_path / "author")
     assert roles == {k for _, k in ROLES}  # it was asked in every role, over HTTP
     assert scripted == author
-    assert scripted[-1][1] != scripted[-2][1]  # the revision rewrote what the critic faulted
+    first, second = scripted[-6], scripted[-5]
+    assert second[1] != first[1]  # the revision rewrote what the critic faulted
+    learn_plan, learned_cfg, with_learned, judged = scripted[-4:]
+    assert learn_plan.learned() == ["collect_stone"]  # read back from the evidence shown
+    assert learned_cfg.name == "collect_stone" and "collect_stone" in learned_cfg.macro_actions
+    assert with_learned.learned_actions == ["collect_stone"]
+    assert "train further" in judged.fast_feedback["collect_stone"]
     assert {m.made for m in model.mistakes} == {"fixed"}  # no mistake, one repair
 
 
