@@ -345,8 +345,8 @@ def log_reproduction(ctx: RunContext, comparison: Comparison) -> None:
 
 
 def run_links(uri: str, experiment: str, run_id: str, ui: str) -> list[tuple[str, str]]:
-    """The MLflow runs of rlgpt run `run_id` (the parent, then each iteration) as (label, URL
-    in the MLflow UI at `ui`); [] when the store has none."""
+    """The MLflow runs of rlgpt run `run_id` (the parent, then each iteration and learned
+    action) as (label, URL in the MLflow UI at `ui`); [] when the store has none."""
     c = client(uri)
     exp = c.get_experiment_by_name(experiment)
     if exp is None:
@@ -355,6 +355,8 @@ def run_links(uri: str, experiment: str, run_id: str, ui: str) -> list[tuple[str
     for r in reversed(_runs(c, exp.experiment_id, run_id)):
         k = r.data.tags.get("rlgpt.iteration")
         label = f"MLflow: iteration {k}" if k else "MLflow: the run (parent)"
+        if r.data.tags.get("rlgpt.learned"):
+            label = f"MLflow: iteration {k}, learned action {r.data.tags['rlgpt.learned']}"
         out.append(
             (
                 f"{label} ({r.info.run_id})",

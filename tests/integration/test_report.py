@@ -83,7 +83,8 @@ def test_the_report_is_self_contained_and_shows_every_part(report):
     assert "collect_wood</b>: new" in html, "iteration 2 codes what iteration 1 learned"
     assert "revise_plan" in html and "slow_decompose" in html and "fast_code" in html
     # links to the MLflow runs of this run: the parent and both iterations
-    assert html.count("#/experiments/") == 3
+    assert html.count("#/experiments/") == 4  # the run, its two iterations, its learned action
+    assert "iteration 1, learned action collect_wood" in html
     # generated code is shown, never interpreted: markup in it is escaped
     assert "<script" not in html
     curve = (run / "iter_1" / "train" / "curve.csv").read_text().splitlines()
