@@ -247,10 +247,8 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
     path = out / "policy.zip"
     save_atomic(model, path)
     after = measure(model)
-    ok = after.reach >= req.learn.min_reach
-    reason = "" if ok else (f"reaches its effect from {after.reach:.0%} of held-out start "
-                            f"states after training, below learn.min_reach "
-                            f"{req.learn.min_reach:.0%}")  # fmt: skip
+    reason = judgement(after, skill, req.learn.min_reach)
+    ok = not reason
     return LearnedResult(
         ok=ok,
         reason=reason,
@@ -262,6 +260,19 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
         wall_s=time.perf_counter() - t0,
         **common,  # type: ignore[arg-type]
     )
+
+
+def judgement(after: Reach, skill: Reach | None, min_reach: float) -> str:
+    """Why a trained learned action stays out of the action space ("": it joins): it reaches
+    its effect too rarely, or more rarely than its own code alone from the same held-out
+    states (then the code covers its sub-action: learning never makes the code worse)."""
+    if after.reach < min_reach:
+        return (f"reaches its effect from {after.reach:.0%} of held-out start states after "
+                f"training, below learn.min_reach {min_reach:.0%}")  # fmt: skip
+    if skill is not None and after.reach < skill.reach:
+        return (f"reaches its effect from {after.reach:.0%} of held-out start states after "
+                f"training, its code alone from {skill.reach:.0%}: the code covers it")  # fmt: skip
+    return ""
 
 
 def _run(blob: str) -> str:

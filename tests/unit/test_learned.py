@@ -294,3 +294,16 @@ def test_a_fresh_learned_action_starts_out_calling_its_own_code(wood_starts):
         assert not start_as_its_code(model, config(), CRAFTER)  # no code of its own: no prior
     finally:
         env.close()
+
+
+def test_a_learned_action_below_its_code_alone_stays_out():
+    from rlgpt.rl.learn import judgement
+    from rlgpt.rl.learned import Reach
+
+    def r(x: float) -> Reach:
+        return Reach(reach=x, deaths=0.0, out_of_steps=1 - x, steps=1)
+
+    assert judgement(r(0.5), r(0.5), 0.1) == ""  # as good as its code: it joins
+    assert judgement(r(0.6), None, 0.1) == ""  # no code of its own to beat
+    assert "the code covers it" in judgement(r(0.4), r(0.5), 0.1)
+    assert "below learn.min_reach" in judgement(r(0.05), None, 0.1)
