@@ -69,6 +69,30 @@ def test_a_world_stages_its_validation_states_on_its_own_env(world):
         env.close()
 
 
+IRON_PICKAXE = {"crafter": {"wood", "coal", "iron"}, "craftax-classic": {"wood", "coal", "iron",
+                "stone"}, "craftax": {"wood", "coal", "iron", "stone"}}  # fmt: skip
+
+
+def test_unmet_states_withhold_each_ingredient_and_station_of_the_worlds_recipes(world):
+    """Read from the world's own recipe data: Craftax-Classic's iron pickaxe also takes a
+    stone, and each of the two stations is withheld alone, the other staying in view."""
+    specs = world.scenarios("make_iron_pickaxe", count=1, seed_base=10_000, budget=80,
+                            radius=4, unmet_steps=8, unknown_steps=50)  # fmt: skip
+    unmet = [s for s in specs if s.precondition == "unmet"]
+    short = {k for s in unmet for k, n in s.inventory.items() if n == 0}
+    assert short == IRON_PICKAXE[world.name]
+    alone = {s.missing.split(" ")[1]: set(s.stations) for s in unmet if s.missing.startswith("a ")}
+    assert alone == {"table": {"furnace"}, "furnace": {"table"}}
+    env = world.validation_env("make_iron_pickaxe", 4)
+    try:
+        for spec in unmet:
+            view, _ = _view(world, env, world.stage(env, spec))
+            for station in ("table", "furnace"):
+                assert bool(view.cells(station)) == (station in spec.stations), spec.missing
+    finally:
+        env.close()
+
+
 def _view(world, env, info):
     skills = world.skills()
     api = importlib.import_module(skills.api)

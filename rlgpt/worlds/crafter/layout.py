@@ -83,6 +83,15 @@ def layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
     return out
 
 
+def withhold(lay: dict[str, Any], station: str | None) -> dict[str, Any]:
+    """The layout without `station` (None: as it is); the others keep their cells."""
+    if station is None or station not in lay.get("stations", {}):
+        return lay
+    kept = {k: v for k, v in lay["stations"].items() if k != station}
+    out = {k: v for k, v in lay.items() if k != "stations"}
+    return {**out, "stations": kept} if kept else out
+
+
 @dataclass(frozen=True)
 class WayIn:
     """How a scenario's layout is made reachable, relative to the player: `walk` cells become
