@@ -113,6 +113,7 @@ class MacroWorker:
         self.step_cpu_ms = step_cpu_ms
         self.steps = 0
         self.cpu_ns = 0  # CPU of its calls so far (0 where not measured)
+        self.reply_s = 0.0  # wall time from each request (but the load) to its reply
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
         self._limits = Limits(memory_mib, cpu_s, run_memory_mib)
         req_r, self._req_w = os.pipe()
@@ -215,6 +216,8 @@ class MacroWorker:
                 raise self._fail("crash", "reply larger than the cap (protocol broken)") from None
             except OSError:
                 raise self._fail("crash", "the sandboxed worker died") from None
+        if msg["op"] != "load":
+            self.reply_s += time.monotonic() - start
         self._count_cpu(msg["op"])
         try:
             reply = self._replies.parse(line)

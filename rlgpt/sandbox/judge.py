@@ -73,7 +73,7 @@ def judge(run: Run, ach: str | None, own: str | None, rules: Rules) -> tuple[str
             f"it (it becomes a noop); walk round it (the skills' paths never step on it)"
         )
     if run.error is not None:
-        slow = run.error.kind == "timeout" and "of CPU" not in run.error.message
+        slow = run.error.kind == "timeout" and "no complete answer" in run.error.message
         hint = " (a loop that never yields?)" if slow else ""
         return run.error.kind, f"{run.error.message}{hint} ({where}, after {n} steps)"
     if run.died:
