@@ -244,7 +244,8 @@ def _validate(
             outcomes.append(outcome(run, *judge(run, ach, own, rules)))
             if not outcomes[-1].ok and not tolerated(outcomes[-1]):
                 break  # it fails the action: no need to look further
-        return verdict(action.name, outcomes, required, expected)
+        cpu_ms = worker.cpu_ns / worker.steps / 1e6 if worker.steps and worker.cpu_ns else None
+        return verdict(action.name, outcomes, required, expected).timed(cpu_ms)
     finally:
         worker.close()
 
