@@ -127,6 +127,7 @@ def _play(
                 break
             run.taken.append(prim)
             _, _, term, trunc, info = env.step(index[prim])
+            run.note(info)
             if ach:
                 run.count(int(info["achievements"].get(ach, 0)) - before)
             if term or trunc:  # episodes go on after the effect: an end is a death,

@@ -124,5 +124,5 @@ def plan_scenarios(
     if episode:  # last: the dearest to run, and a failure before them ends validation
         layouts = [_layout(req, i, radius) for i in range(max(count, 1))]
         out += episode_states(req, _met_inventory(req), layouts, seed_base=seed_base,
-                              budget=budget, floor=floor)  # fmt: skip
+                              budget=budget, floor=floor, radius=radius)  # fmt: skip
     return out
