@@ -142,6 +142,8 @@ def _requirement(ach: str) -> Requirement | None:
 # for 5; the troll mines' trolls for 6 with 20 health; the realms' monsters add fire or ice
 # damage, which only armour enchanted for it (stage.py: fire, or ice on the ice realm) holds off
 ARMS: dict[int, tuple[dict[str, int], dict[str, int]]] = {
+    1: ({}, {"stone_sword": 1}),  # the plan's blades on the way down (given, not required)
+    2: ({}, {"iron_sword": 1}),
     3: ({"iron_sword": 1}, {"iron_armour": 4}),
     4: ({"iron_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),  # knights
     5: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),
