@@ -56,11 +56,11 @@ from rlgpt.worlds.crafter.episode import (
 from rlgpt.worlds.crafter.layout import hazard_cells, out_of_view
 
 CLOSED_STEPS = 200  # a kill, a walk to the ladder and down: 10 to 44 steps for the library
-# the steps judged in the other states (Craftax's budgets run to 1,500 steps: what they show,
-# an action giving up, spinning, misreading its view, dying of a hazard or of thirst at its
-# start, shows in the first of them; a floor's dangers over a whole long search are the
-# game's, not the state's)
-LATER_STEPS = 120
+# the steps judged in the other states: as many as Crafter's get (train.macro_step_budget's
+# default). Craftax's budgets run to 1,500 steps for long searches; what these states show,
+# an action giving up, spinning, misreading its view, walking into a hazard or starving at its
+# start, shows in the first of them, while a floor's dangers over a whole search are the game's
+LATER_STEPS = 80
 PLANT = "ripe_plant"  # a target that may be left to grow: walking back to it is one choice
 
 

@@ -198,14 +198,14 @@ def eat(view: ObsView, below: int = 6) -> Action:
 def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
     """Fight a monster beside the player (step up to a melee one two cells away); drink when
     drink < 5 and water or a fountain was seen on this floor (searching for some when drink
-    < 4); eat a passive mob in view when food < 6 (searching for one when food < 4 on the
-    overworld); on the overworld at dusk, drink up, wall in and sleep until it is light;
-    anywhere, sleep walled in when energy < 3; below the overworld, hurt, rest upstairs.
-    Returns True if it did any of these; it returns right after a fight beside the player and
-    right after any monster is defeated on the way (the kill may be what the caller is after:
-    it looks again). A generator: `yield from keep_alive(view)` at the start of a long
-    action. It returns True only when it took a step: a loop that goes round on its answer
-    cannot spin without one."""
+    < 4); eat a passive mob in view when food < 6 (searching for one when food < 4: every
+    floor has its cows, snails or bats); on the overworld at dusk, drink up, wall in and
+    sleep until it is light; anywhere, sleep walled in when energy < 3; below the overworld,
+    hurt, rest upstairs. Returns True if it did any of these; it returns right after a fight
+    beside the player and right after any monster is defeated on the way (the kill may be
+    what the caller is after: it looks again). A generator: `yield from keep_alive(view)` at
+    the start of a long action. It returns True only when it took a step: a loop that goes
+    round on its answer cannot spin without one."""
     return (yield from until_defeat(view, _keep_alive(view, dig)))
 
 
@@ -228,9 +228,9 @@ def _keep_alive(view: ObsView, dig: tuple[str, ...] | None) -> Action:
             if any(view.remembered(w) for w in WATER):
                 acted = (yield from drink_up(view, 5, dig)) or acted
                 break
-    if view.vitals["food"] < 4 and view.floor == 0 and not view.mobs("passive"):
+    if view.vitals["food"] < 4 and not view.mobs("passive"):  # every floor has a meal
         for _ in range(6):  # at dusk too: hunger kills through a night's sleep
-            yield from explore(view, 6, dig, ("grass",))
+            yield from explore(view, 6, dig, ("grass",) if view.floor == 0 else ())
             acted = True
             if view.mobs("passive"):
                 break
@@ -290,13 +290,14 @@ def restore(view: ObsView, dig: tuple[str, ...] = (), health: int = 8, tries: in
 
 def hurt(view: ObsView) -> bool:
     """Below the overworld, health 5 or less (two hits from most monsters there), energy
-    below 2, or drink or food 3 or less with nothing to drink or eat on this floor in sight:
+    below 2, drink 3 or less with nothing to drink seen on this floor, or food 1 or less with
+    nothing to eat in sight (at 3, the floor's own snails or bats are searched for first):
     time to rest upstairs."""
     if view.floor == 0:
         return False
     v = view.vitals
     thirsty = v["drink"] <= 3 and not any(view.remembered(w) for w in WATER)
-    hungry = v["food"] <= 3 and not view.mobs("passive")
+    hungry = v["food"] <= 1 and not view.mobs("passive")
     return v["health"] <= 5 or v["energy"] < 2 or thirsty or hungry
 
 
