@@ -12,7 +12,8 @@ On every floor:
 - low_vitals (all but sleep): food and drink at 2, but for the vital the action fills itself;
   optional. Below the overworld no cow grazes: the skills eat what the floor has, or go up.
 
-Every state but closed_ladder judges the first LATER_STEPS steps of a call at most.
+A state whose effect is optional judges the first LATER_STEPS steps of a call at most (and
+closed_ladder CLOSED_STEPS); one that requires it gets the action's whole budget.
 - hazard (a walk to a target or station): lava on the straight way, water beside it, a way
   round; required (craftax's player cannot step into either: here they only block the way).
 - remembered (a target that stays put, a block or a chest; stations; a ladder down): out of
@@ -109,14 +110,16 @@ def _state(
     elif kind == "low_vitals":
         own = _own_vital(req)
         inv |= {v: LOW_VITAL for v in ("food", "drink") if v != own}
-    elif kind == "hostile":
+    elif kind == "hostile":  # a state that requires the effect gets the whole budget for it
         extra = {"effect": "required", "hostiles": {"zombie": hostile_at(lay)}}
+        steps = budget
     elif kind == "hazard":
-        extra = {"effect": "required"}
+        extra, steps = {"effect": "required"}, budget
     elif kind == "remembered":
         lay = out_of_view(lay, req.stations, radius)
         required = req.target != PLANT
         extra = {"effect": "required" if required else "optional", "memory": "remembered"}
+        steps = budget if required else steps
     elif kind == "unseen":
         lay = {k: v for k, v in lay.items() if k != "target_at"}
         extra["memory"] = "unseen"
