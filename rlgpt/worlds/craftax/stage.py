@@ -24,7 +24,7 @@ from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.env import CraftaxEnv
 from rlgpt.worlds.crafter.episode import clock_for, daylight_at  # craftax's clock is Crafter's
-from rlgpt.worlds.crafter.layout import way_in  # the layout's geometry is the same
+from rlgpt.worlds.crafter.layout import l_path, way_in  # the layout's geometry is the same
 
 MOBS = ("passive_mobs", "melee_mobs", "ranged_mobs")  # by class (facts.MOB_CLASSES)
 PROJECTILES = ("mob_projectiles", "player_projectiles")
@@ -243,7 +243,10 @@ def stage(env: CraftaxEnv, spec: Scenario) -> dict[str, Any]:
         _place_target(board, spec.target, at(spec.target_at), base)
     elif spec.target == "ladder_down":  # never seen: the floor's own, where it lies, open
         board.open_ladder()
-    for name, d in spec.hostiles.items():
+    for name, d in spec.hostiles.items():  # on ground, with a way to the player (no lava moat)
+        for cell in l_path(d)[:-1]:
+            if board.block(at(cell)) not in F.GROUND:
+                board.clear(at(cell), base)
         board.clear(at(d), base)
         board.add_mob(name, at(d))
     if spec.state == "closed_ladder":  # the ladder down opens at the next kill (episode.py)
