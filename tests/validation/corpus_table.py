@@ -11,7 +11,7 @@ import argparse
 import json
 from collections import Counter
 
-from tests.validation.corpus import FOLDERS, OK, correct, corpus, timed_validate
+from tests.validation.corpus import FOLDERS, OK, corpus, correct, timed_validate
 
 
 def main(argv: list[str] | None = None) -> int:

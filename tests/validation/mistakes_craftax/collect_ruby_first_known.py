@@ -14,5 +14,5 @@ def collect_ruby(view):
             yield "do"
             continue
         nearest = (view.cells("ruby") or view.remembered("ruby"))[0]
-        if not (yield from go_to(view, "ruby", dig)):
+        if abs(nearest[0]) + abs(nearest[1]) > 20 or not (yield from go_to(view, "ruby", dig)):
             yield from explore(view, 4, dig)

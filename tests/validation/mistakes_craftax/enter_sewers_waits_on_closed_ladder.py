@@ -1,7 +1,7 @@
 # sub-action: enter_sewers
 # budget: 300
 # expect: died
-# mistake: stands on the closed ladder descending and steps away from monsters, never fighting for it
+# mistake: on the closed ladder, descends and steps away from monsters, never fighting for it
 # ruff: noqa: F821
 def enter_sewers(view):
     """In the gnomish mines: stand on the ladder down and descend, out of monsters' way."""

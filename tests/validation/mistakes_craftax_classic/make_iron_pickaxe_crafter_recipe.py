@@ -1,7 +1,7 @@
 # sub-action: make_iron_pickaxe
 # budget: 80
 # expect: unmet_precondition
-# mistake: checks Crafter's recipe (wood, coal, iron): Craftax-Classic's iron pickaxe also takes a stone
+# mistake: checks Crafter's recipe (wood, coal, iron): Craftax-Classic's also takes a stone
 # ruff: noqa: F821
 def make_iron_pickaxe(view):
     """Make an iron pickaxe beside a table and a furnace (wood, coal and iron)."""

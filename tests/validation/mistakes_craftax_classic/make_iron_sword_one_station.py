@@ -1,7 +1,7 @@
 # sub-action: make_iron_sword
 # budget: 80
 # expect: no_effect
-# mistake: crafts beside the table only, as if the furnace came with it: where it stands apart, nothing is made
+# mistake: crafts beside the table only, as if the furnace came with it: apart, nothing is made
 # ruff: noqa: F821
 def make_iron_sword(view):
     """Make an iron sword at the table once a furnace has been seen (wood, coal, iron, stone)."""
