@@ -39,38 +39,54 @@ def _baseline(action: CodedAction) -> CodedAction:
     return action.model_copy(update={"name": "probe", "source": source})
 
 
-def measure(world: str, only: list[str] | None, params: Params) -> dict[str, float | int]:
-    """Validate every reference action of `world` (warm), each beside its baseline; print a
-    row per action and return the means."""
+def _actions(world: str, only: list[str] | None, params: Params) -> list[CodedAction]:
     game = get_world(world)
     budget = params.train.macro_step_budget
-    actions = []
+    out = []
     for ach in only or [t.achievement for t in game.tasks().values()]:
-        actions.append(game.author().write_action(ach, budget, False))
+        out.append(game.author().write_action(ach, budget, False))
         if ach.startswith("make_"):
-            actions.append(game.author().write_action(ach, budget, True))
-    _timed(actions[0], params, world)  # warm-up, untimed: the first call loads what all share
-    full, base, counts, passed = [], [], [], 0
-    print(f"{world}:")
-    print(f"{'action':<22} {'scenarios':>9} {'steps':>6} {'full s':>7} {'base s':>7}  ok")
-    for act in actions:
-        secs, n, steps, ok = _timed(act, params, world)
-        b_secs, _, _, _ = _timed(_baseline(act), params, world)
-        full.append(secs)
-        base.append(b_secs)
-        counts.append(n)
-        passed += ok
-        print(f"{act.name:<22} {n:>9} {steps:>6} {secs:>7.3f} {b_secs:>7.3f}  {ok}")
-    mean, worst = statistics.mean(full), max(full)
-    print(f"{world}: {mean:.2f} s per action on average, {worst:.2f} s at most "
-          f"({statistics.mean(counts):.1f} scenarios each); safety-only baseline "
-          f"{statistics.mean(base):.2f} s; {passed} of {len(actions)} pass")  # fmt: skip
-    return {
-        "actions": len(actions), "passed": passed, "mean_s_per_action": round(mean, 3),
-        "max_s_per_action": round(worst, 3), "mean_scenarios": round(statistics.mean(counts), 2),
-        "baseline_mean_s_per_action": round(statistics.mean(base), 3),
-        "ratio": round(mean / statistics.mean(base), 3),
-    }  # fmt: skip
+            out.append(game.author().write_action(ach, budget, True))
+    return out
+
+
+def _interleaved(lists: dict[str, list[CodedAction]]) -> list[tuple[str, CodedAction]]:
+    """Every world's actions, spread over one schedule in proportion (a machine whose load
+    changes during the run weighs on every world alike)."""
+    spots = [((i + 0.5) / len(acts), world, act) for world, acts in lists.items()
+             for i, act in enumerate(acts)]  # fmt: skip
+    return [(world, act) for _, world, act in sorted(spots, key=lambda x: (x[0], x[1]))]
+
+
+def measure(worlds: list[str], only: list[str] | None, params: Params) -> dict[str, dict]:
+    """Validate every reference action of each world (warm), each beside its baseline, the
+    worlds' actions interleaved; print a row per action and return each world's means."""
+    lists = {w: _actions(w, only, params) for w in worlds}
+    for w, acts in lists.items():
+        _timed(acts[0], params, w)  # warm-up, untimed: the first call loads what all share
+    rows: dict[str, list[tuple[float, float, int, bool]]] = {w: [] for w in worlds}
+    print(f"{'world':<16} {'action':<22} {'scenarios':>9} {'steps':>6} {'full s':>7} "
+          f"{'base s':>7}  ok")  # fmt: skip
+    for w, act in _interleaved(lists):
+        secs, n, steps, ok = _timed(act, params, w)
+        b_secs, _, _, _ = _timed(_baseline(act), params, w)
+        rows[w].append((secs, b_secs, n, ok))
+        print(f"{w:<16} {act.name:<22} {n:>9} {steps:>6} {secs:>7.3f} {b_secs:>7.3f}  {ok}")
+    out = {}
+    for w, got in rows.items():
+        full, base = [r[0] for r in got], [r[1] for r in got]
+        mean, counts, passed = statistics.mean(full), [r[2] for r in got], sum(r[3] for r in got)
+        print(f"{w}: {mean:.2f} s per action on average, {max(full):.2f} s at most "
+              f"({statistics.mean(counts):.1f} scenarios each); safety-only baseline "
+              f"{statistics.mean(base):.2f} s; {passed} of {len(got)} pass")  # fmt: skip
+        out[w] = {
+            "actions": len(got), "passed": passed, "mean_s_per_action": round(mean, 3),
+            "max_s_per_action": round(max(full), 3),
+            "mean_scenarios": round(statistics.mean(counts), 2),
+            "baseline_mean_s_per_action": round(statistics.mean(base), 3),
+            "ratio": round(mean / statistics.mean(base), 3),
+        }  # fmt: skip
+    return out
 
 
 def main() -> None:
@@ -79,7 +95,7 @@ def main() -> None:
     ap.add_argument("--worlds", default="crafter,craftax", help="comma-separated worlds")
     args = ap.parse_args()
     params = Params()
-    figures = {w: measure(w, args.only, params) for w in args.worlds.split(",")}
+    figures = measure(args.worlds.split(","), args.only, params)
     out: dict[str, object] = {"worlds": figures}
     crafter = figures.get("crafter")
     if crafter is not None:

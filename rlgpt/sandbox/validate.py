@@ -233,6 +233,8 @@ def _validate(
                 trace=source_line(action.source, msg), expected_effect=expected,
             )  # fmt: skip
         env = world.validation_env(ach or "", view_radius)
+        if hasattr(env, "defer_observations"):  # validation never reads the policy's view
+            env.defer_observations = True
         _warm(world.name, view_radius)
         now = time.monotonic()
         budget = Budget(sandbox.timeout_s, now, cold_s=now - t0)
