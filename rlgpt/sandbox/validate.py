@@ -5,12 +5,15 @@ Layers, each giving the model a classified, specific error:
 2. a sandboxed worker runs the action on scenarios the trusted process built on real states of
    the game (the world's `scenarios` and `stage`): where its precondition holds, on the plain
    layout and in states from later in an episode (dusk, night, low vitals, a hostile near, a
-   hazard on the way, the target out of view), and where one required item is short. Each
-   run is judged whole (rlgpt/sandbox/judge.py): its effect, how it ends after it, the
-   player's life, every step it took. Anywhere, an action name that is not one
+   hazard on the way, the target or a ladder out of view, a closed ladder, a monster near a
+   sleeper), and where one requirement of the world's recipe data is withheld. Each run is
+   judged whole (rlgpt/sandbox/judge.py): its effect, how it ends after it, the player's
+   life, its progress, every step it took. Anywhere, an action name that is not one
    (invalid_action), an exception, a reply slower than `sandbox.reply_timeout_s` (timeout) or
    a dead worker (crash) fails it at once.
-Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py).
+Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py). The clock
+(`sandbox.timeout_s`) is the action's: the process's cold start comes before it, and the
+game's own time is reported, not charged (Budget).
 """
 
 from __future__ import annotations
