@@ -100,8 +100,8 @@ class MacroWorker:
     raised. Where its CPU is measured (its cgroup, else its process tree: rlgpt/sandbox/
     limits.py), a worker that uses CPU between calls (a process it left running) or more than
     `step_cpu_ms` per step, from its first step on and beyond a one-off BURST_CPU_NS, is
-    killed with a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs the code
-    unchecked with the real builtins.
+    killed with a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs
+    the code unchecked with the real builtins.
     """
 
     def __init__(
@@ -119,7 +119,6 @@ class MacroWorker:
         self.step_cpu_why = step_cpu_why
         self.steps = 0
         self._over = [0, 0, 0]  # CPU beyond the allowance (ns), and the steps and CPU since 0
-        self.peak_over_ns = 0  # the most CPU it ran up beyond its allowance
         self.cpu_ns = 0  # CPU of its calls so far (0 where not measured)
         self.reply_s = 0.0  # wall time from each request (but the load) to its reply
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
@@ -273,7 +272,6 @@ class MacroWorker:
             return
         over = self._over[0] + used - int(step * self.step_cpu_ms * 1e6)
         self._over = [over, self._over[1] + step, self._over[2] + used] if over > 0 else [0, 0, 0]
-        self.peak_over_ns = max(self.peak_over_ns, over)
         if over > BURST_CPU_NS:
             steps = max(self._over[1], 1)
             per_step = self._over[2] / steps / 1e6

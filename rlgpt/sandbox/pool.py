@@ -3,9 +3,9 @@
 No two coded actions share a process, so none can reach another's namespace, modules or view.
 A worker that hangs (no answer in time) or dies is killed and started again before the error
 goes up; the runtime then counts the call as a failed one (rlgpt/skills/runtime.py), and
-training goes on. A worker that costs too much CPU (per step, or between calls: a process it
-left running; judged from its first step, against what its validation measured: see
-`step_cpu_limit`) is killed and not started again: its action is out for the rest of the training,
+training goes on. A worker that costs too much CPU (per step, judged from its first step
+against what its validation measured: `step_cpu_limit`; or between calls: a process it left
+running) is killed and not started again: its action is out for the rest of the training,
 and the runtime disables it with the reason. Between calls, the pool looks at every idle
 worker's CPU at most every IDLE_SWEEP_S, so a burner is stopped even while its action is not
 called.

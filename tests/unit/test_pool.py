@@ -166,3 +166,21 @@ def test_a_worker_is_judged_for_its_cpu_from_its_first_step(
         assert steps <= 1, (steps, info.value.message)
     finally:
         pool.close()
+
+
+def test_a_pool_limits_each_action_by_what_its_validation_measured(coded_action):
+    """The CPU per step validation measured travels with the action (never in a record) and
+    sets its worker's limit in training."""
+    from rlgpt.messages import ActionValidation, ValidationReport
+
+    action = coded_action("idle", "    yield 'noop'\n")
+    verdict = ActionValidation(name="idle", ok=True).timed(0.8)
+    [passed] = ValidationReport(actions=[verdict]).passed([action])
+    assert passed.validated_cpu_ms == 0.8 and "0.8" not in verdict.model_dump_json()
+    assert passed.content_hash() == action.content_hash(), "a timing is no part of the record"
+    pool = MacroPool([passed], CRAFTER_SKILLS, "bwrap", gate=False, step_cpu_ms=25.0)
+    try:
+        worker = pool._workers["idle"]
+        assert worker.step_cpu_ms == 8.0 and "its validation measured" in worker.step_cpu_why
+    finally:
+        pool.close()
