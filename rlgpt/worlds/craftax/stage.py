@@ -126,7 +126,10 @@ class Board:
                         self.a["mob_map"][self.level, row, col] = False
 
     def add_mob(self, name: str, xy: tuple[int, int]) -> None:
-        """Mob `name` at `xy` in the first free slot of its class (else the first slot)."""
+        """Mob `name` at `xy` in the first free slot of its class (else the first slot); none
+        off the map (a negative index would put it on the far side)."""
+        if not self.inside(xy):
+            return
         kind = vocab.mob_kinds()[name]
         cls = F.MOB_CLASSES.index(kind)
         mobs = self.mobs[MOBS[cls]]
@@ -287,12 +290,12 @@ def _mirrored(spec: Scenario, mx: int, my: int) -> Scenario:
 
 
 def _fitted(spec: Scenario, board: Board) -> Scenario:
-    """The scenario as laid out, or mirrored where that keeps every cell it lays on the map
-    (a floor's ladder up, where a descent arrives, may lie by its edge)."""
+    """The scenario as laid out, or mirrored where that keeps what it places (stations, the
+    target, monsters, hazards) on the map (a floor's ladder up, where a descent arrives, may
+    lie by its edge; a cell of the way in beyond it is simply not laid)."""
     for mx, my in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
         laid = _mirrored(spec, mx, my) if (mx, my) != (1, 1) else spec
-        way = way_in(laid)
-        cells = [*way.walk, *way.walls, *laid.stations.values(), *laid.hostiles.values(),
+        cells = [*laid.stations.values(), *laid.hostiles.values(),
                  *(c for v in laid.hazards.values() for c in v)]  # fmt: skip
         cells += [laid.target_at] if laid.target_at else []
         px, py = board.player
