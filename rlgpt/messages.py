@@ -13,6 +13,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     model_serializer,
     model_validator,
@@ -100,6 +101,20 @@ class CodedAction(Message):
         description="Python source defining `def <name>(view):` that yields actions."
     )
     step_budget: int = Field(default=64, gt=0, le=2000, description="Primitive steps per call.")
+    _validated_cpu_ms: float | None = PrivateAttr(default=None)
+
+    @property
+    def validated_cpu_ms(self) -> float | None:
+        """The CPU per step its validation measured (ms; None: not measured). A timing, so
+        never recorded (records stay the same on a replay): it travels with the object from
+        validation to training, which limits the action's CPU per step by it."""
+        return self._validated_cpu_ms
+
+    def measured(self, cpu_ms: float | None) -> CodedAction:
+        """A copy that carries `cpu_ms` as its validated CPU per step."""
+        out = self.model_copy()
+        out._validated_cpu_ms = cpu_ms
+        return out
 
 
 class PlanAndCode(Message):
@@ -318,6 +333,18 @@ class ActionValidation(Message):
     trace: str = Field(default="", description="Trace of the failing scenario, for the LLM.")
     expected_effect: str = ""
     scenarios: list[ScenarioOutcome] = Field(default_factory=list)
+    _cpu_ms: float | None = PrivateAttr(default=None)
+
+    @property
+    def cpu_ms_per_step(self) -> float | None:
+        """The action's CPU per step over its validation (ms; None: not measured); a timing,
+        kept out of the record."""
+        return self._cpu_ms
+
+    def timed(self, cpu_ms: float | None) -> ActionValidation:
+        """This verdict with the CPU per step its validation measured."""
+        self._cpu_ms = cpu_ms
+        return self
 
     def feedback(self) -> str:
         """The failure as a model should read it: class, message, trace."""
@@ -339,9 +366,10 @@ class ValidationReport(Message):
         return [a for a in self.actions if not a.ok]
 
     def passed(self, coded: list[CodedAction]) -> list[CodedAction]:
-        """The coded actions that passed: the only ones that may join the action space."""
-        good = {a.name for a in self.actions if a.ok}
-        return [c for c in coded if c.name in good]
+        """The coded actions that passed: the only ones that may join the action space, each
+        carrying the CPU per step its validation measured (CodedAction.validated_cpu_ms)."""
+        good = {a.name: a.cpu_ms_per_step for a in self.actions if a.ok}
+        return [c.measured(good[c.name]) for c in coded if c.name in good]
 
     def excluded(self) -> dict[str, str]:
         """Failed action -> its class and message (why it stays out of training)."""

@@ -49,7 +49,10 @@ MAX_REPLY_BYTES = 65_536
 WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
 LAUNCHER = Path(__file__).with_name("launch.py")  # limits applied before exec, not in a fork
 IDLE_CPU_NS = 100_000_000  # CPU a worker may use between calls, when it should be blocked
-MIN_STEPS = 16  # steps before a worker's CPU per step is judged
+# CPU a worker may spend at once beyond its per-step allowance (a first call's set-up, a rare
+# long search), judged from its first step: past it, the steps since it last kept within its
+# allowance cost too much, and it is killed
+BURST_CPU_NS = 400_000_000
 
 
 class SandboxUnavailable(UserError):
@@ -94,10 +97,11 @@ class MacroWorker:
     (rlgpt/sandbox/limits.py). Each request must be taken and its reply arrive within
     `timeout_s` (before `deadline`), or, unless the worker was starved rather than spinning or
     asleep (rlgpt/sandbox/patience.py), the whole process group is killed and MacroError
-    raised. Where its cgroup measures CPU, a worker that uses CPU between calls
-    (a process it left running) or more than `step_cpu_ms` per step on average is killed with
-    a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs the code
-    unchecked with the real builtins.
+    raised. Where its CPU is measured (its cgroup, else its process tree: rlgpt/sandbox/
+    limits.py), a worker that uses CPU between calls (a process it left running) or more than
+    `step_cpu_ms` per step, from its first step on and beyond a one-off BURST_CPU_NS, is
+    killed with a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs
+    the code unchecked with the real builtins.
     """
 
     def __init__(
@@ -105,14 +109,18 @@ class MacroWorker:
         memory_mib: int = 1024, isolation: str = "bwrap", cpu_s: int | None = None,
         deadline: float | None = None, gate: bool = True, run_memory_mib: int = 0,
         step_cpu_ms: float | None = None, loaded: bool = True,
+        step_cpu_why: str = "sandbox.step_cpu_ms",
     ) -> None:  # fmt: skip
         self.timeout_s = timeout_s
         self.deadline = deadline  # time.monotonic() past which no wait may go
         check_isolation(isolation)
         self.isolation = isolation
         self.step_cpu_ms = step_cpu_ms
+        self.step_cpu_why = step_cpu_why
         self.steps = 0
+        self._over = [0, 0, 0]  # CPU beyond the allowance (ns), and the steps and CPU since 0
         self.cpu_ns = 0  # CPU of its calls so far (0 where not measured)
+        self.reply_s = 0.0  # wall time from each request (but the load) to its reply
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
         self._limits = Limits(memory_mib, cpu_s, run_memory_mib)
         req_r, self._req_w = os.pipe()
@@ -137,6 +145,7 @@ class MacroWorker:
         finally:
             for fd in fds[2:]:
                 os.close(fd)
+        self._limits.root = self._proc.pid
         os.close(req_r)
         os.close(rep_w)
         self._buf = bytearray()
@@ -215,6 +224,8 @@ class MacroWorker:
                 raise self._fail("crash", "reply larger than the cap (protocol broken)") from None
             except OSError:
                 raise self._fail("crash", "the sandboxed worker died") from None
+        if msg["op"] != "load":
+            self.reply_s += time.monotonic() - start
         self._count_cpu(msg["op"])
         try:
             reply = self._replies.parse(line)
@@ -246,21 +257,28 @@ class MacroWorker:
         self._cpu_mark = now
 
     def _count_cpu(self, op: str) -> None:
-        """Charge the call's CPU to its steps (a stop's, its `finally`, too; not the load's);
-        past MIN_STEPS, kill a worker whose CPU per step is over `step_cpu_ms` on average."""
+        """Charge the call's CPU to its steps (a stop's, its `finally`, too; not the load's).
+        From the worker's first step, CPU beyond `step_cpu_ms` a step accrues (and cheaper
+        steps pay it back, down to nothing: no credit is saved up); past BURST_CPU_NS, the
+        worker is killed, with the CPU per step of the steps that ran it up."""
         before, self._cpu_mark = self._cpu_mark, self._limits.cpu_ns()
         if before is None or self._cpu_mark is None or op == "load":
             return
-        self.cpu_ns += self._cpu_mark - before
-        if op != "stop":
-            self.steps += 1
-        if self.step_cpu_ms is None or self.steps < MIN_STEPS:
+        used = self._cpu_mark - before
+        step = int(op != "stop")
+        self.cpu_ns += used
+        self.steps += step
+        if self.step_cpu_ms is None:
             return
-        per_step = self.cpu_ns / self.steps / 1e6
-        if per_step > self.step_cpu_ms:
-            raise self._fail("cpu", f"costs {per_step:.1f} ms of CPU per step over {self.steps} "
+        over = self._over[0] + used - int(step * self.step_cpu_ms * 1e6)
+        self._over = [over, self._over[1] + step, self._over[2] + used] if over > 0 else [0, 0, 0]
+        if over > BURST_CPU_NS:
+            steps = max(self._over[1], 1)
+            per_step = self._over[2] / steps / 1e6
+            raise self._fail("cpu", f"costs {per_step:.1f} ms of CPU per step over {steps} "
                              f"steps, more than the {self.step_cpu_ms:g} ms allowed "
-                             "(sandbox.step_cpu_ms); killed")  # fmt: skip
+                             f"({self.step_cpu_why}; beyond a one-off "
+                             f"{BURST_CPU_NS / 1e9:g} s); killed")  # fmt: skip
 
     def _advance(self, msg: dict[str, Any]) -> Waits[str | None]:
         reply = yield from self._call_waits(msg)

@@ -8,7 +8,10 @@ A call is judged whole, not only at the moment of its effect (docs/design.md, Va
   in a met state of the plain layout the effect must happen in a share of them (`no_action`,
   `no_effect`); in a state from later in an episode it must not return without it
   (`gave_up`), and where that state must show it (a hostile near, a hazard on the way, the
-  target remembered), running out its budget without it is `no_effect`;
+  target remembered), running out its budget without it is `no_effect`; where it may run out
+  its budget without it, it must have made progress: searched (SEARCH_CELLS cells visited,
+  or anything reached on the way) where the target was never seen, fought (a kill) or gone
+  up to rest at a closed ladder;
 - where it does not hold: it ends within `unmet_steps` steps and never yields its own craft or
   place action (`unmet_precondition`).
 """
@@ -16,11 +19,13 @@ A call is judged whole, not only at the moment of its effect (docs/design.md, Va
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from rlgpt.errors import MacroError
 from rlgpt.messages import ActionValidation, Scenario, ScenarioOutcome
 
 FATAL = ("invalid_action", "exception", "api_misuse", "timeout", "crash")
+SEARCH_CELLS = 8  # cells a search must have visited by the end of its steps (fewer: a spin)
 
 
 @dataclass
@@ -36,6 +41,25 @@ class Run:
     unsafe: str = ""  # 'move_right into lava': a step refused, not taken
     error: MacroError | None = None
     trace: str = ""
+    cells: set[tuple[int, int, int]] = field(default_factory=set)  # (floor, x, y) visited
+    kills: int = 0  # monsters defeated during the call (every defeat_* count)
+    unlocked: int = 0  # achievements reached during the call (any: a sapling, a placed plant)
+    went_up_hurt: bool = False  # climbed a floor while below its starting health
+    _first: dict[str, int] = field(default_factory=dict)
+
+    def note(self, info: dict[str, Any]) -> None:
+        """What a step shows of the call's progress: where the player is, what it killed,
+        whether it went up a floor to rest."""
+        floor, health = int(info.get("floor", 0)), int(info["inventory"].get("health", 0))
+        x, y = info["player_pos"]
+        counts = info["achievements"]
+        kills = sum(int(v) for k, v in counts.items() if k.startswith("defeat_"))
+        total = sum(int(v) for v in counts.values())
+        if not self._first:
+            self._first = {"floor": floor, "health": health, "kills": kills, "total": total}
+        self.cells.add((floor, int(x), int(y)))
+        self.kills, self.unlocked = kills - self._first["kills"], total - self._first["total"]
+        self.went_up_hurt |= floor < self._first["floor"] and health < self._first["health"]
 
     @property
     def effect(self) -> bool:
@@ -73,7 +97,7 @@ def judge(run: Run, ach: str | None, own: str | None, rules: Rules) -> tuple[str
             f"it (it becomes a noop); walk round it (the skills' paths never step on it)"
         )
     if run.error is not None:
-        slow = run.error.kind == "timeout" and "of CPU" not in run.error.message
+        slow = run.error.kind == "timeout" and "no complete answer" in run.error.message
         hint = " (a loop that never yields?)" if slow else ""
         return run.error.kind, f"{run.error.message}{hint} ({where}, after {n} steps)"
     if run.died:
@@ -137,7 +161,7 @@ def _met(run: Run, ach: str | None, where: str) -> tuple[str | None, str]:
             f"shelter and wait) until the effect or the end of its step budget"
         )
     if spec.effect == "optional":
-        return None, f"still acting after {n} steps (its budget): allowed here"
+        return _progress(run, ach, where)
     if run.ended and n == 0:
         return "no_action", f"returned without acting {where}, although its precondition held"
     if run.ended:
@@ -145,6 +169,26 @@ def _met(run: Run, ach: str | None, where: str) -> tuple[str | None, str]:
     else:
         how = f"still running after {n} steps (its step budget)"
     return "no_effect", f"'{ach}' did not rise {where}: {how}"
+
+
+def _progress(run: Run, ach: str | None, where: str) -> tuple[str | None, str]:
+    """A call that ran out its steps without its effect where it may: it must have made
+    progress toward it where the state asks for some."""
+    n, state = len(run.taken), run.spec.state
+    searched = len(run.cells) >= min(SEARCH_CELLS, n // 4 + 1) or run.unlocked > 0
+    if state == "unseen" and not searched:
+        return "no_effect", (
+            f"'{ach}' did not rise {where} (its target never seen) and in {n} steps the player "
+            f"stood on {len(run.cells)} cells and reached nothing: search for it (explore), "
+            f"do not wait in place"
+        )
+    if state == "closed_ladder" and run.kills == 0 and not run.went_up_hurt:
+        return "no_effect", (
+            f"'{ach}' did not rise {where} in {n} steps, and no monster of the floor was "
+            f"killed: a closed ladder opens once enough of the floor's monsters are killed "
+            f"(fight them; go up to rest when hurt), descending on it does nothing"
+        )
+    return None, f"still acting after {n} steps (its budget): allowed here"
 
 
 def outcome(run: Run, kind: str | None, message: str) -> ScenarioOutcome:

@@ -10,7 +10,10 @@ reads around each call (rlgpt/sandbox/client.py) to tell how much CPU a step cos
 the worker burned CPU while it should have been idle. cgroup v2 when a writable hierarchy
 gives those controllers, else cgroup v1's memory, pids, cpu and cpuacct hierarchies. Where no
 cgroup is writable, RLIMIT_NPROC caps the processes of the worker's uid and RLIMIT_CPU the
-CPU of each process, and CPU is not measured. Which mode is in force is probed once and logged.
+CPU of each process, and the CPU is read from /proc for the worker's process tree (its live
+processes and the children they reaped; a process that leaves the tree, as a daemon does
+outside bubblewrap's PID namespace, is no longer counted). Which mode is in force is probed
+once and logged.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ RUN_PIDS_MAX = 256
 NPROC_FALLBACK = 256
 CPU_PERIOD_US = 100_000
 IDLE_CPU_S = 3600  # rlimit mode, training: a process left burning dies after this much CPU
+TREE_MAX = 64  # processes of a worker's tree read for its CPU (rlimit mode), at most
+_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 _serial = itertools.count()
 
 
@@ -91,6 +96,32 @@ def _sweep(base: Path | None) -> None:
             continue
 
 
+def tree_cpu_ns(root: int) -> int | None:
+    """CPU used so far by `root` and its descendants (user and system time, and that of the
+    children they reaped), from /proc; None where `root` cannot be read."""
+    total, seen, todo = 0, 0, [root]
+    while todo and seen < TREE_MAX:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            if pid == root:
+                return None
+            continue
+        seen += 1
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        total += sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
+        for tid in tasks:
+            with (
+                contextlib.suppress(OSError, ValueError),
+                open(f"/proc/{pid}/task/{tid}/children", "rb") as f,
+            ):
+                todo.extend(int(c) for c in f.read().split())
+    return total * _TICK_NS
+
+
 @functools.cache
 def mode() -> str:
     """'cgroup2', 'cgroup1' or 'rlimit' (logged once); sweeps cgroups of dead rlgpt runs."""
@@ -144,6 +175,7 @@ class Limits:
         self.mode = mode()
         self.dirs: list[Path] = []
         self._usage: tuple[int, bool] | None = None  # (fd, microseconds in cpu.stat)
+        self.root: int | None = None  # the worker's first process (its tree's CPU: no cgroup)
         if self.mode == "rlimit":
             return
         groups = _run_groups()
@@ -192,9 +224,10 @@ class Limits:
             self._usage = (os.open(path, os.O_RDONLY | os.O_CLOEXEC), usec)
 
     def cpu_ns(self) -> int | None:
-        """CPU time all of the worker's processes used so far (None where not measured)."""
+        """CPU time all of the worker's processes used so far (None where not measured): its
+        cgroup's counter, else its process tree's (`root`)."""
         if self._usage is None:
-            return None
+            return None if self.root is None else tree_cpu_ns(self.root)
         fd, usec = self._usage
         try:
             data = os.pread(fd, 4096, 0)

@@ -3,8 +3,9 @@
 No two coded actions share a process, so none can reach another's namespace, modules or view.
 A worker that hangs (no answer in time) or dies is killed and started again before the error
 goes up; the runtime then counts the call as a failed one (rlgpt/skills/runtime.py), and
-training goes on. A worker that costs too much CPU (per step, or between calls: a process it
-left running) is killed and not started again: its action is out for the rest of the training,
+training goes on. A worker that costs too much CPU (per step, judged from its first step
+against what its validation measured: `step_cpu_limit`; or between calls: a process it left
+running) is killed and not started again: its action is out for the rest of the training,
 and the runtime disables it with the reason. Between calls, the pool looks at every idle
 worker's CPU at most every IDLE_SWEEP_S, so a burner is stopped even while its action is not
 called.
@@ -24,6 +25,23 @@ from rlgpt.worlds.base import SkillPackage
 
 log = logging.getLogger(__name__)
 IDLE_SWEEP_S = 0.5
+# CPU per step an action may use here, against what its validation measured: FAR_OVER times
+# it, never under FLOOR_MS (the reference skills' windows of 50 steps in training ran at most
+# about 3 times their validation's mean, 2.2 ms on Craftax) nor over sandbox.step_cpu_ms
+FAR_OVER = 10.0
+FLOOR_MS = 5.0
+
+
+def step_cpu_limit(limit_ms: float | None, validated_ms: float | None) -> tuple[float | None, str]:
+    """The CPU per step (ms) an action may use in training, and where the figure comes from:
+    `limit_ms` (sandbox.step_cpu_ms), lowered to FAR_OVER times what its validation measured."""
+    if limit_ms is None or validated_ms is None:
+        return limit_ms, "sandbox.step_cpu_ms"
+    relative = max(FLOOR_MS, FAR_OVER * validated_ms)
+    if relative >= limit_ms:
+        return limit_ms, "sandbox.step_cpu_ms"
+    return relative, (f"{FAR_OVER:g} times the {validated_ms:.2f} ms per step its validation "
+                      f"measured, at least {FLOOR_MS:g}")  # fmt: skip
 
 
 class MacroPool:
@@ -55,9 +73,11 @@ class MacroPool:
             raise
 
     def _spawn(self, name: str, loaded: bool = True) -> MacroWorker:
+        coded = self._coded[name]
+        limit, why = step_cpu_limit(self._step_cpu_ms, coded.validated_cpu_ms)
         return MacroWorker(
-            [self._coded[name]], self._skills, timeout_s=self._timeout_s,
-            isolation=self._isolation, gate=self._gate, step_cpu_ms=self._step_cpu_ms,
+            [coded], self._skills, timeout_s=self._timeout_s, isolation=self._isolation,
+            gate=self._gate, step_cpu_ms=limit, step_cpu_why=why,
             run_memory_mib=self._run_memory_mib, loaded=loaded,
         )  # fmt: skip
 

@@ -5,16 +5,20 @@ Layers, each giving the model a classified, specific error:
 2. a sandboxed worker runs the action on scenarios the trusted process built on real states of
    the game (the world's `scenarios` and `stage`): where its precondition holds, on the plain
    layout and in states from later in an episode (dusk, night, low vitals, a hostile near, a
-   hazard on the way, the target out of view), and where one required item is short. Each
-   run is judged whole (rlgpt/sandbox/judge.py): its effect, how it ends after it, the
-   player's life, every step it took. Anywhere, an action name that is not one
+   hazard on the way, the target or a ladder out of view, a closed ladder, a monster near a
+   sleeper), and where one requirement of the world's recipe data is withheld. Each run is
+   judged whole (rlgpt/sandbox/judge.py): its effect, how it ends after it, the player's
+   life, its progress, every step it took. Anywhere, an action name that is not one
    (invalid_action), an exception, a reply slower than `sandbox.reply_timeout_s` (timeout) or
    a dead worker (crash) fails it at once.
-Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py).
+Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py). The clock
+(`sandbox.timeout_s`) is the action's: the process's cold start comes before it, and the
+game's own time is reported, not charged (Budget).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 
@@ -34,32 +38,73 @@ SCENARIO_SEED_BASE = 10_000
 
 
 class Budget:
-    """sandbox.timeout_s for validating one action, in the wall time the machine gave it: the
-    time its worker's processes and this process's threads sat in the run queue (a busy
-    machine, not the action) is not charged, so a correct action is not made too slow by
-    load, while sleeping or blocking still is. The wall clock caps a starved run at
-    WALL_SLACK times the limit (as for one reply: rlgpt/sandbox/patience.py)."""
+    """sandbox.timeout_s for validating one action, charged with the action's time only: the
+    wall time its worker took to answer (rlgpt/sandbox/client.py, `reply_s`), less the time
+    the worker's processes sat in the run queue (a busy machine, not the action). The clock
+    starts once the process is warm (`cold_s`: imports, compilation, the worker's start,
+    before the first state) and the game's own time (staging, steps, views: the trusted
+    process's, bounded by each state's step limit) is reported, not charged. The wall clock
+    caps a starved run at WALL_SLACK times the limit (as for one reply:
+    rlgpt/sandbox/patience.py)."""
 
-    def __init__(self, limit_s: float, t0: float) -> None:
-        self.limit_s, self.t0, self.host0 = limit_s, t0, queued_ns()
+    def __init__(self, limit_s: float, t0: float, cold_s: float = 0.0) -> None:
+        self.limit_s, self.t0, self.cold_s = limit_s, t0, cold_s
+        self.host0 = queued_ns()
+        self._reply0: float | None = None
+        self._queued0 = 0
 
     @property
     def wall_end(self) -> float:
         return self.t0 + self.limit_s * WALL_SLACK
 
+    def start(self, worker: MacroWorker) -> None:
+        """The clock starts now for `worker` (what it answered before, it answered cold)."""
+        self._reply0, self._queued0 = worker.reply_s, queued_ns(worker.pids())
+        worker.deadline = self.wall_end
+
     def check(self, worker: MacroWorker) -> None:
         """Raise a timeout once the charged time, or the wall cap, is spent."""
         wall = time.monotonic() - self.t0
-        if wall <= self.limit_s:
+        replies = worker.reply_s - (self._reply0 or 0.0)
+        if replies <= self.limit_s and wall <= self.limit_s * WALL_SLACK:
             return  # within the limit however it is counted: nothing to read
+        queued = max(0, queued_ns(worker.pids()) - self._queued0) / 1e9
         if wall > self.limit_s * WALL_SLACK:
             raise MacroError("timeout", f"validation ran past {WALL_SLACK:g} times its "
-                             f"{self.limit_s:g} s limit in wall time")  # fmt: skip
-        queued = queued_ns() - self.host0 + queued_ns(worker.pids())
-        if wall - queued / 1e9 > self.limit_s:
-            raise MacroError("timeout", f"validation took {wall - queued / 1e9:.1f} s, over "
-                             f"the {self.limit_s:g} s allowed (sandbox.timeout_s; time "
-                             "spent waiting for a busy CPU not counted)")  # fmt: skip
+                             f"{self.limit_s:g} s limit in wall time: "
+                             f"{self.where(worker, wall, queued)}")  # fmt: skip
+        if replies - queued > self.limit_s:
+            raise MacroError("timeout", f"the action took {replies - queued:.1f} s to answer, "
+                             f"over the {self.limit_s:g} s allowed (sandbox.timeout_s): "
+                             f"{self.where(worker, wall, queued)}")  # fmt: skip
+
+    def where(self, worker: MacroWorker, wall: float, queued: float) -> str:
+        """Where the time went, for a timeout's message."""
+        replies = worker.reply_s - (self._reply0 or 0.0)
+        cpu = f", {worker.cpu_ns / 1e9:.1f} s of its CPU" if worker.cpu_ns else ""
+        host = max(0, queued_ns() - self.host0) / 1e9
+        game = max(0.0, wall - replies - host)
+        return (f"its replies took {replies:.1f} s{cpu} over {worker.steps} steps "
+                f"({queued:.1f} s of it waiting for a busy CPU, not charged); the game's "
+                f"staging and steps {game:.1f} s (not charged); before the first state, the "
+                f"cold start (imports, compilation, the worker's start) {self.cold_s:.1f} s "
+                "(not charged)")  # fmt: skip
+
+
+@functools.cache
+def _warm(world: str, radius: int) -> None:
+    """Pay the process's one-off costs of a world once (its imports, compiling its jitted
+    game, its first staging and step) on an env of its own, before any validation's clock."""
+    game = get_world(world)
+    ach = next(iter(game.tasks().values())).achievement
+    spec = game.scenarios(ach, count=1, seed_base=SCENARIO_SEED_BASE, budget=1, radius=radius,
+                          unmet_steps=1, unknown_steps=1, episode=False)[0]  # fmt: skip
+    env = game.validation_env(ach, radius)
+    try:
+        game.stage(env, spec)
+        env.step(game.primitives().index("noop"))
+    finally:
+        env.close()
 
 
 def _play(
@@ -85,6 +130,7 @@ def _play(
                 break
             run.taken.append(prim)
             _, _, term, trunc, info = env.step(index[prim])
+            run.note(info)
             if ach:
                 run.count(int(info["achievements"].get(ach, 0)) - before)
             if term or trunc:  # episodes go on after the effect: an end is a death,
@@ -174,13 +220,11 @@ def _validate(
     )  # fmt: skip
     required = sandbox.required_effects(sandbox.scenarios)
     expected = _expected(world, ach, action.step_budget, required, sandbox.scenarios)
-    budget = Budget(sandbox.timeout_s, t0)
-    try:
+    try:  # the worker starts before the clock: its start is the machine's, not the action's
         worker = MacroWorker(
             [action], world.skills(), timeout_s=min(sandbox.reply_timeout_s, sandbox.timeout_s),
-            isolation=sandbox.isolation, cpu_s=int(sandbox.timeout_s) + 5,
-            deadline=budget.wall_end, gate=gate_code, step_cpu_ms=sandbox.step_cpu_ms,
-            run_memory_mib=sandbox.run_memory_mib,
+            isolation=sandbox.isolation, cpu_s=int(sandbox.timeout_s) + 5, gate=gate_code,
+            step_cpu_ms=sandbox.step_cpu_ms, run_memory_mib=sandbox.run_memory_mib,
         )  # fmt: skip
     except MacroError as exc:
         return _worker_failure(action, exc)
@@ -192,6 +236,12 @@ def _validate(
                 trace=source_line(action.source, msg), expected_effect=expected,
             )  # fmt: skip
         env = world.validation_env(ach or "", view_radius)
+        if hasattr(env, "defer_observations"):  # validation never reads the policy's view
+            env.defer_observations = True
+        _warm(world.name, view_radius)
+        now = time.monotonic()
+        budget = Budget(sandbox.timeout_s, now, cold_s=now - t0)
+        budget.start(worker)
         rules = Rules(unmet_steps=sandbox.unmet_steps, end_steps=sandbox.end_steps)
         own = action.name if ach and action.name in world.primitives() else None
         outcomes = []
@@ -200,7 +250,8 @@ def _validate(
             outcomes.append(outcome(run, *judge(run, ach, own, rules)))
             if not outcomes[-1].ok and not tolerated(outcomes[-1]):
                 break  # it fails the action: no need to look further
-        return verdict(action.name, outcomes, required, expected)
+        cpu_ms = worker.cpu_ns / worker.steps / 1e6 if worker.steps and worker.cpu_ns else None
+        return verdict(action.name, outcomes, required, expected).timed(cpu_ms)
     finally:
         worker.close()
 

@@ -83,14 +83,19 @@ def test_sandbox_overhead_reports_latency_and_rates():
     assert floor["host_us"] > 0 and floor["worker_us"] > 0 and floor["wall_us"] > 0
 
 
-def test_validation_benchmark_reports_time_per_action_and_the_baseline():
+def test_validation_benchmark_reports_time_per_action_on_both_worlds_and_the_baseline():
+    pytest.importorskip("craftax")
     out = _last_json(["benchmarks/validation.py", "--only", "place_table", "make_wood_pickaxe"])
-    assert out["actions"] == 3  # make_* comes in both variants
-    assert out["mean_s_per_action"] > 0 and out["baseline_mean_s_per_action"] > 0
-    assert out["mean_scenarios"] >= 4  # 3 met + at least one unmet each
-    assert _ratio_agrees(
-        out["ratio"], out["mean_s_per_action"], out["baseline_mean_s_per_action"], 0.001
-    )
+    for world in ("crafter", "craftax"):
+        fig = out["worlds"][world]
+        assert fig["actions"] == 3 and fig["passed"] == 3  # make_* comes in both variants
+        assert fig["mean_s_per_action"] > 0 and fig["baseline_mean_s_per_action"] > 0
+        assert fig["mean_scenarios"] >= 4  # 3 met + at least one unmet each
+        assert _ratio_agrees(
+            fig["ratio"], fig["mean_s_per_action"], fig["baseline_mean_s_per_action"], 0.001
+        )
+    crafter, craftax = (out["worlds"][w]["mean_s_per_action"] for w in ("crafter", "craftax"))
+    assert _ratio_agrees(out["craftax_over_crafter"], craftax, crafter, 0.001)
 
 
 @pytest.mark.slow  # 25 s: a PPO training per method (make test-slow)

@@ -4,12 +4,13 @@ after a few hangs, and training goes on to its budget."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 
 from rlgpt.config import SandboxParams, TrainParams
-from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig
+from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig, ValidationReport
 from rlgpt.rl.train import train
 from rlgpt.sandbox.validate import validate_action
 from rlgpt.worlds.crafter.tasks import get_task
@@ -95,3 +96,69 @@ def test_an_action_that_crawls_only_in_training_is_disabled_there_for_its_cpu(tm
     fault = result.macro_faults["crawl"]
     assert "disabled: cpu: costs" in fault and "ms of CPU per step" in fault, fault
     assert "disabled: cpu: costs" in result.model_dump_json()
+
+
+# five steps a call, about 0.5 s of CPU before each once the player is hungry (every
+# validation state starts fed, and a call here ends after five steps): validation passes it
+RED_TEAM = """
+def crawl5(view):
+    for _ in range(5):
+        if view.vitals["food"] < 9:
+            n = 0
+            for i in range(12_000_000):
+                n += i % 7
+        yield "noop"
+"""
+
+
+def _train_with(tmp_path, name: str, source: str | None, budget: int = 3_000):
+    """Training on collect_wood with the action (None: with no coded action at all)."""
+    usable = []
+    if source is not None:
+        action = CodedAction(name=name, docstring="", source=source, step_budget=8)
+        verdict = validate_action(action, sandbox=SandboxParams())
+        assert verdict.ok, verdict.feedback()
+        cpu = verdict.cpu_ms_per_step
+        assert cpu is None or cpu < 5, cpu
+        usable = ValidationReport(actions=[verdict]).passed([action])
+    cfg = RLConfig(
+        macro_actions=[name], reward_terms=[RewardTerm(achievement="collect_wood", weight=1)],
+        ppo=PPOConfig(n_steps=64, batch_size=64, n_epochs=1), sample_budget=budget,
+    )  # fmt: skip
+    params = TrainParams(n_envs=1, sample_budget=budget, torch_threads=1, checkpoint_every=0)
+    return train(get_task("collect_wood"), cfg, usable, params, 0, tmp_path / name,
+                 show_progress=False, sandbox=SandboxParams())  # fmt: skip
+
+
+def _measured() -> None:
+    from rlgpt.sandbox import limits
+
+    if limits.mode() == "rlimit" and limits.tree_cpu_ns(os.getpid()) is None:
+        pytest.skip("neither a cgroup nor /proc measures CPU here")
+
+
+def test_a_crawl_in_training_is_disabled_at_its_first_steps_not_after_sixteen(tmp_path):
+    """The red-team program: about 0.5 s of CPU before each of its five steps once hungry.
+    Judged from a worker's first step, it is disabled within the steps of one call (a one-off
+    0.4 s is allowed), and the reason reaches train.json."""
+    _measured()
+    result = _train_with(tmp_path, "crawl5", RED_TEAM)
+    assert result.samples >= 3_000, "training reached its budget"
+    fault = result.macro_faults["crawl5"]
+    assert "disabled: cpu: costs" in fault and "ms of CPU per step over" in fault, fault
+    steps = int(fault.split(" ms of CPU per step over ")[1].split()[0])
+    assert steps <= 3, fault
+    assert "disabled: cpu: costs" in result.model_dump_json()
+
+
+@pytest.mark.slow
+def test_a_run_with_the_crawler_keeps_the_pace_of_the_same_run_without_it(tmp_path):
+    """The sandbox-3 target: within 20% of the samples/s of the same training without the
+    action (measured in the same test, one after the other): once disabled, each choice of
+    it is one no-op tick, as a primitive is."""
+    _measured()
+    base = _train_with(tmp_path, "crawl5", None, budget=6_000)
+    crawled = _train_with(tmp_path, "crawl5", RED_TEAM, budget=6_000)
+    assert "disabled: cpu" in crawled.macro_faults["crawl5"]
+    assert crawled.samples_per_s >= 0.8 * base.samples_per_s, (crawled.samples_per_s,
+                                                               base.samples_per_s)  # fmt: skip

@@ -86,3 +86,41 @@ def test_a_call_cut_short_before_the_share_is_known_gets_its_own_class():
     kind, message = _judge(first)
     result = verdict(ACH, [outcome(first, kind, message)], required=2, expected="x")
     assert (result.ok, result.error_kind) == (False, "no_end")
+
+
+def _step(pos: tuple[int, int], *, floor: int = 0, health: int = 9, kills: int = 0,
+          placed: int = 0) -> dict:  # fmt: skip
+    """The info of one step, as every world's env reports it."""
+    return {"player_pos": pos, "floor": floor, "inventory": {"health": health},
+            "achievements": {"defeat_zombie": kills, "place_plant": placed}}  # fmt: skip
+
+
+def _noted(spec: Scenario, steps: list[dict]) -> Run:
+    run = _run(spec, ["noop"] * len(steps), ended=False)
+    for info in steps:
+        run.note(info)
+    return run
+
+
+def test_a_search_that_waits_in_place_where_the_target_was_never_seen_fails():
+    spec = _spec("unseen", state="unseen", effect="optional", memory="unseen", max_steps=40)
+    spun = _noted(spec, [_step((0, 0))] * 40)
+    kind, message = _judge(spun)
+    assert kind == "no_effect" and "never seen" in message and "1 cells" in message
+    walked = _noted(spec, [_step((i, 0)) for i in range(40)])
+    assert _judge(walked)[0] is None
+    grew = _noted(spec, [_step((0, 0))] * 39 + [_step((0, 0), placed=1)])
+    assert _judge(grew)[0] is None, "reaching something on the way is progress too"
+
+
+def test_a_closed_ladder_is_judged_by_kills_or_a_retreat_upstairs():
+    spec = _spec("closed_ladder", state="closed_ladder", effect="optional", floor="dungeon")
+    stood = _noted(spec, [_step((0, 0), floor=1)] * 80)
+    kind, message = _judge(stood)
+    assert kind == "no_effect" and "no monster of the floor was killed" in message
+    fought = _noted(spec, [_step((0, 0), floor=1)] * 79 + [_step((0, 0), floor=1, kills=1)])
+    assert _judge(fought)[0] is None
+    rested = _noted(spec, [_step((0, 0), floor=1)] * 40 + [_step((5, 5), health=4)] * 40)
+    assert _judge(rested)[0] is None, "went up hurt: a timely return"
+    fled = _noted(spec, [_step((0, 0), floor=1)] * 40 + [_step((5, 5))] * 40)
+    assert _judge(fled)[0] == "no_effect", "up and down unhurt is no progress"

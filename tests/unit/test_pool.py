@@ -121,3 +121,66 @@ def test_a_stop_waits_in_turns_and_still_runs_the_actions_finally(coded_action, 
         assert err.value.kind == "exception"
     finally:
         pool.close()
+
+
+def test_the_cpu_per_step_allowed_in_training_follows_what_validation_measured():
+    from rlgpt.sandbox.pool import FLOOR_MS, step_cpu_limit
+
+    assert step_cpu_limit(25.0, None) == (25.0, "sandbox.step_cpu_ms")
+    assert step_cpu_limit(None, 1.0)[0] is None
+    limit, why = step_cpu_limit(25.0, 0.8)
+    assert limit == 8.0 and "0.80 ms per step its validation measured" in why
+    assert step_cpu_limit(25.0, 0.01)[0] == FLOOR_MS
+    assert step_cpu_limit(25.0, 4.0) == (25.0, "sandbox.step_cpu_ms"), "never over the limit"
+
+
+BURN_EVERY_STEP = (
+    "    for _ in range(5):\n"
+    "        n = 0\n"
+    "        for i in range(12_000_000):\n"
+    "            n += i % 7\n"
+    "        yield 'noop'\n"
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("measured_by", ["cgroup", "proc"])
+def test_a_worker_is_judged_for_its_cpu_from_its_first_step(
+    coded_action, state, monkeypatch, measured_by
+):
+    """About 0.5 s of CPU a step: over the one-off 0.4 s at its first step, killed there, not
+    after sixteen; where no cgroup is writable, its process tree's CPU in /proc tells."""
+    if measured_by == "proc":
+        monkeypatch.setattr(limits, "mode", lambda: "rlimit")
+    elif limits.mode() == "rlimit":
+        pytest.skip("no writable cgroup here")
+    pool = MacroPool([coded_action("burn", BURN_EVERY_STEP)], CRAFTER_SKILLS, "bwrap",
+                     gate=False, step_cpu_ms=25.0)  # fmt: skip
+    try:
+        steps = 0
+        with pytest.raises(MacroError) as info:
+            pool.start("burn", state)
+            steps = 1
+            while pool.next(state) is not None:
+                steps += 1
+        assert info.value.kind == "cpu" and "ms of CPU per step" in info.value.message
+        assert steps <= 1, (steps, info.value.message)
+    finally:
+        pool.close()
+
+
+def test_a_pool_limits_each_action_by_what_its_validation_measured(coded_action):
+    """The CPU per step validation measured travels with the action (never in a record) and
+    sets its worker's limit in training."""
+    from rlgpt.messages import ActionValidation, ValidationReport
+
+    action = coded_action("idle", "    yield 'noop'\n")
+    verdict = ActionValidation(name="idle", ok=True).timed(0.8)
+    [passed] = ValidationReport(actions=[verdict]).passed([action])
+    assert passed.validated_cpu_ms == 0.8 and "0.8" not in verdict.model_dump_json()
+    assert passed.content_hash() == action.content_hash(), "a timing is no part of the record"
+    pool = MacroPool([passed], CRAFTER_SKILLS, "bwrap", gate=False, step_cpu_ms=25.0)
+    try:
+        worker = pool._workers["idle"]
+        assert worker.step_cpu_ms == 8.0 and "its validation measured" in worker.step_cpu_why
+    finally:
+        pool.close()

@@ -200,3 +200,46 @@ def test_sandbox_check_gives_every_file_a_verdict_and_exit_3_when_one_could_not_
         "broken",
     ]
     assert "\x1b" not in out.err
+
+
+def test_a_cold_start_is_not_charged_to_the_action(monkeypatch):
+    """Imports, compilation and the worker's start happen before the clock: a world whose
+    env takes longer to build than the whole limit (a JAX compile on a busy day) still
+    validates a correct action."""
+    import time
+
+    from rlgpt.worlds.crafter.world import CrafterWorld
+
+    real = CrafterWorld.validation_env
+
+    def slow(self, name, radius):  # type: ignore[no-untyped-def]
+        time.sleep(1.5)
+        return real(self, name, radius)
+
+    monkeypatch.setattr(CrafterWorld, "validation_env", slow)
+    verdict = validate_action(
+        write_action("collect_wood", 80), sandbox=SandboxParams(timeout_s=1.0)
+    )
+    assert verdict.ok, verdict.feedback()
+
+
+SLOW_REPLIES = """
+import time
+
+
+def probe(view):
+    while True:
+        time.sleep(0.15)
+        yield "noop"
+"""
+
+
+def test_a_timeout_says_where_the_time_went():
+    """The action's replies are charged, the game's time and the cold start are named."""
+    action = CodedAction(name="probe", docstring="", source=SLOW_REPLIES, step_budget=80)
+    verdict = validate_action(action, sandbox=SandboxParams(timeout_s=1.0), gate_code=False)
+    assert verdict.error_kind == "timeout", verdict.feedback()
+    msg = verdict.message
+    assert "the action took" in msg and "over the 1 s allowed" in msg, msg
+    assert "its replies took" in msg and "the game's staging and steps" in msg, msg
+    assert "cold start" in msg and "never yields" not in msg, msg

@@ -1,8 +1,10 @@
 """The mistake corpus: realistic wrong coded actions, each with the class validation must give.
 
-One folder per world: `mistakes/` (Crafter, the default world), `mistakes_craftax/` (full
-Craftax: its floors, ladders, spells, potions and weapons). Every file starts with four header
-lines:
+One folder per world: `mistakes/` (Crafter, the default world), `mistakes_craftax_classic/`
+(Craftax-Classic: its own recipes, sleep within a zombie's reach, a target out of sight),
+`mistakes_craftax/` (full Craftax: its floors, ladders, spells, potions and weapons); and
+`correct/<world>/`, correct but unusual actions each world must pass (`# expect: ok`). Every
+file starts with four header lines:
 
     # sub-action: place_table
     # budget: 80
@@ -27,8 +29,12 @@ from rlgpt.sandbox.lint import lint
 from rlgpt.sandbox.validate import validate_action
 from rlgpt.worlds import get_world
 
-MISTAKES = Path(__file__).parent / "mistakes"
-FOLDERS = {"crafter": MISTAKES, "craftax": Path(__file__).parent / "mistakes_craftax"}
+HERE = Path(__file__).parent
+MISTAKES = HERE / "mistakes"
+FOLDERS = {"crafter": MISTAKES, "craftax-classic": HERE / "mistakes_craftax_classic",
+           "craftax": HERE / "mistakes_craftax"}  # fmt: skip
+CORRECT = {world: HERE / "correct" / world for world in FOLDERS}
+OK = "ok"  # the header's class of a correct action
 HEADER = ("sub-action", "budget", "expect", "mistake")
 GATE_CLASSES = frozenset({"syntax", "gate", "signature"})  # decided before the lint and any run
 SANDBOX = SandboxParams()
@@ -98,13 +104,19 @@ def corpus(world: str = "crafter") -> list[Mistake]:
     return [parse(p, world) for p in sorted(FOLDERS[world].glob("*.py"))]
 
 
+def correct(world: str = "crafter") -> list[Mistake]:
+    """The correct but unusual actions of `world` (their header expects "ok")."""
+    return [parse(p, world) for p in sorted(CORRECT[world].glob("*.py"))]
+
+
 @functools.cache
 def timed_validate(
     stem: str, lint_code: bool = True, world: str = "crafter"
 ) -> tuple[ActionValidation, float]:  # fmt: skip
     """The verdict on one corpus program and its wall time in seconds (cached: several tests
     look at the same verdict)."""
-    item = parse(FOLDERS[world] / f"{stem}.py", world)
+    path = FOLDERS[world] / f"{stem}.py"
+    item = parse(path if path.exists() else CORRECT[world] / f"{stem}.py", world)
     t0 = time.perf_counter()
     verdict = validate_action(item.action(), sandbox=SANDBOX, lint_code=lint_code, world=world)
     return verdict, time.perf_counter() - t0

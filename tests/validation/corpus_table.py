@@ -11,13 +11,13 @@ import argparse
 import json
 from collections import Counter
 
-from tests.validation.corpus import corpus, timed_validate
+from tests.validation.corpus import FOLDERS, OK, corpus, correct, timed_validate
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-lint", action="store_true", help="validate with lint_code=False")
-    parser.add_argument("--world", default="crafter", choices=["crafter", "craftax"])
+    parser.add_argument("--world", default="crafter", choices=sorted(FOLDERS))
     args = parser.parse_args(argv)
     lint_code = not args.no_lint
     expected: Counter[str] = Counter()
@@ -27,9 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     seconds = 0.0
     print("| program | sub-action | class expected | class reported | seconds |")
     print("|---|---|---|---|---|")
-    for item in corpus(args.world):
+    for item in [*corpus(args.world), *correct(args.world)]:
         verdict, took = timed_validate(item.stem, lint_code, args.world)
-        got = "ok" if verdict.ok else str(verdict.error_kind)
+        got = OK if verdict.ok else str(verdict.error_kind)
         want = "|".join(sorted(item.expect))
         expected.update(item.expect)
         reported[got] += 1

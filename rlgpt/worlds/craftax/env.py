@@ -94,7 +94,12 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         self._seen = np.zeros((len(F.floors()), *self._area), bool)
         self._sent_floor = -1
         self._last_info: dict[str, Any] = {}
-        self._last_obs = np.zeros(self.observation_space.shape, np.float32)
+        self._last_obs: np.ndarray | None = None  # built when first asked for (last_obs)
+        # as CrafterEnv: while True, step() returns `_unobserved`; `last_obs` builds it
+        self.defer_observations = False
+        self.cache_resets = False  # validation's: the same seeds again and again (game.py)
+        self._unobserved = np.zeros(self.observation_space.shape, np.float32)
+        self._unobserved.setflags(write=False)
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -227,9 +232,12 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         self._frame = frame
         self._mark_seen()
         self._last_info = self._info()
-        layers = [self._crop(a, self.radius) for a in (*self._layers(), self.lit())]
-        self._last_obs = obs.symbolic(frame, self._last_info["inventory"], *layers)
+        self._last_obs = None
         return self._last_info
+
+    def _symbolic(self) -> np.ndarray:
+        layers = [self._crop(a, self.radius) for a in (*self._layers(), self.lit())]
+        return obs.symbolic(self.frame, self._last_info["inventory"], *layers)
 
     def _decode(self, bundle: Any) -> G.Frame:
         return G.Frame.decode(np.asarray(bundle), self.view_radius)
@@ -244,15 +252,17 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         if seed is not None:
             self._seed, self._episode = seed, -1
         self._episode += 1
-        self._state, self._key, bundle = self._game.reset(
-            np.int32(self._seed % 2**31), np.int32(self._episode)
-        )
+        seed, episode = self._seed % 2**31, self._episode
+        if self.cache_resets:
+            self._state, self._key, bundle = G.reset_once(self.view_radius, seed, episode)
+        else:
+            self._state, self._key, bundle = self._game.reset(np.int32(seed), np.int32(episode))
         self._counts[:] = 0
         self._steps = 0
         self._seen[:] = False
         self._sent_floor = -1
         info = self._take(self._decode(bundle))
-        return self._last_obs, info
+        return self.last_obs, info
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         self._state, self._key, bundle = self._game.step(self._state, self._key, np.int32(action))
@@ -264,7 +274,8 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         info["won"] = bool(won)
         terminated = bool(frame.dead or won or (self.end_on_success and info["success"]))
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
-        return self._last_obs, frame.reward, terminated, truncated, info
+        obs_ = self._unobserved if self.defer_observations else self.last_obs
+        return obs_, frame.reward, terminated, truncated, info
 
     def snapshot(self) -> bytes:
         """The whole state of the episode (craftax's state and key, the achievement counts,
@@ -290,6 +301,8 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
     @property
     def last_obs(self) -> np.ndarray:
         """The observation of the latest reset, step or refresh."""
+        if self._last_obs is None:
+            self._last_obs = self._symbolic()
         return self._last_obs
 
     @property

@@ -132,7 +132,8 @@ def _requirement(ach: str) -> Requirement | None:
     if kind in ("eat", "defeat") and ach != "eat_plant":
         mob = F.MOB_SPELLING.get(name, name)
         home = first_floor(F.floor_mobs(), mob)
-        items, extra = _armed(home) if kind == "defeat" else ({}, {})
+        weapon, kit = _armed(home)  # a meal below the overworld is hunted armed, not for it
+        items, extra = (weapon, kit) if kind == "defeat" else ({}, weapon | kit)
         return Requirement(ach, "hunt", items, target=mob, floor=home, extra=extra)
     return _special(ach)
 
@@ -142,6 +143,7 @@ def _requirement(ach: str) -> Requirement | None:
 # for 5; the troll mines' trolls for 6 with 20 health; the realms' monsters add fire or ice
 # damage, which only armour enchanted for it (stage.py: fire, or ice on the ice realm) holds off
 ARMS: dict[int, tuple[dict[str, int], dict[str, int]]] = {
+    1: ({}, {"iron_sword": 1, "iron_armour": 4}),  # the plan's gear (given, not required)
     3: ({"iron_sword": 1}, {"iron_armour": 4}),
     4: ({"iron_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),  # knights
     5: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),

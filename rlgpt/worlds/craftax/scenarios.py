@@ -19,11 +19,17 @@ from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.episode import episode_states
 from rlgpt.worlds.craftax.rules import Requirement, requirement
-from rlgpt.worlds.crafter.layout import APART_OFFSETS, CLOSE_OFFSETS, OFFSETS, axes, offset
+from rlgpt.worlds.crafter.layout import (
+    APART_OFFSETS,
+    CLOSE_OFFSETS,
+    OFFSETS,
+    axes,
+    offset,
+    withhold,
+)
 
 FACINGS = ((0, 1), (-1, 0), (0, -1), (1, 0))
 BLOCKERS = (None, "tree", "stone")  # what the player faces in place-style layouts
-MAX_UNMET = 3
 TIRED_BY = 3
 
 
@@ -63,25 +69,27 @@ def _met_inventory(req: Requirement) -> dict[str, int]:
     return inv
 
 
-def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, str | None, bool]]:
-    """States that withhold one requirement each: (inventory, what is short, floor, no
-    stations)."""
-    out: list[tuple[dict[str, int], str, str | None, bool]] = []
+def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, str | None, str | None]]:
+    """States that withhold one requirement each, read from craftax's recipe data: every
+    ingredient in turn (one short), every station in turn (the others stay in view),
+    tiredness, the floor. (inventory, what is short, floor, the station withheld or None)."""
+    out: list[tuple[dict[str, int], str, str | None, str | None]] = []
     base = _met_inventory(req)
-    for item, n in list(req.items.items())[:MAX_UNMET]:
+    for item, n in req.items.items():
         inv = {**base, item: n - 1 if n > 1 else 0}
-        out.append((inv, f"{item} (has {inv[item]}, needs {n})", req.floor, False))
-    if req.stations:
-        where = " and ".join(req.stations)
-        out.append((base, f"a {where} (none in view)", req.floor, True))
+        out.append((inv, f"{item} (has {inv[item]}, needs {n})", req.floor, None))
+    for station in req.stations:
+        others = [s for s in req.stations if s != station]
+        seen = f"; {' and '.join(others)} in view" if others else ""
+        out.append((base, f"a {station} (none in view{seen})", req.floor, station))
     if req.kind == "sleep":
-        out.append(({"energy": 9}, "tiredness (energy is full, 9)", req.floor, False))
+        out.append(({"energy": 9}, "tiredness (energy is full, 9)", req.floor, None))
     if req.kind in ("collect", "hunt", "chest", "descend", "enchant", "boss"):
         elsewhere = [f for f in F.floors() if f not in floors_of(req)]
         if elsewhere:
             found = ", ".join(floors_of(req))
             out.append((base, f"the floor (on the {elsewhere[0]}; {req.target} is found on: "
-                              f"{found})", elsewhere[0], False))  # fmt: skip
+                              f"{found})", elsewhere[0], None))  # fmt: skip
     return out
 
 
@@ -103,10 +111,8 @@ def plan_scenarios(
                  **_layout(req, i, radius))
         for i in range(count)
     ]  # fmt: skip
-    for j, (inv, missing, where, bare) in enumerate(_unmet(req)):
-        layout = _layout(req, j, radius)
-        if bare:
-            layout.pop("stations", None)
+    for j, (inv, missing, where, station) in enumerate(_unmet(req)):
+        layout = withhold(_layout(req, j, radius), station)
         if where != req.floor:  # nothing of the target on a floor where it is not found
             layout.pop("target", None)
             layout.pop("target_at", None)
@@ -118,5 +124,5 @@ def plan_scenarios(
     if episode:  # last: the dearest to run, and a failure before them ends validation
         layouts = [_layout(req, i, radius) for i in range(max(count, 1))]
         out += episode_states(req, _met_inventory(req), layouts, seed_base=seed_base,
-                              budget=budget, floor=floor)  # fmt: skip
+                              budget=budget, floor=floor, radius=radius)  # fmt: skip
     return out

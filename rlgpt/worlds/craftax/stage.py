@@ -24,7 +24,7 @@ from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.env import CraftaxEnv
 from rlgpt.worlds.crafter.episode import clock_for, daylight_at  # craftax's clock is Crafter's
-from rlgpt.worlds.crafter.layout import way_in  # the layout's geometry is the same
+from rlgpt.worlds.crafter.layout import l_path, way_in  # the layout's geometry is the same
 
 MOBS = ("passive_mobs", "melee_mobs", "ranged_mobs")  # by class (facts.MOB_CLASSES)
 PROJECTILES = ("mob_projectiles", "player_projectiles")
@@ -126,7 +126,10 @@ class Board:
                         self.a["mob_map"][self.level, row, col] = False
 
     def add_mob(self, name: str, xy: tuple[int, int]) -> None:
-        """Mob `name` at `xy` in the first free slot of its class (else the first slot)."""
+        """Mob `name` at `xy` in the first free slot of its class (else the first slot); none
+        off the map (a negative index would put it on the far side)."""
+        if not self.inside(xy):
+            return
         kind = vocab.mob_kinds()[name]
         cls = F.MOB_CLASSES.index(kind)
         mobs = self.mobs[MOBS[cls]]
@@ -142,6 +145,16 @@ class Board:
         mobs["type_id"][self.level, i] = type_id
         self.a["mob_map"][self.level, xy[1], xy[0]] = True
 
+    def open_ladder(self) -> None:
+        """Open the floor's ladder down where it lies (8 kills)."""
+        killed = int(self.a["monsters_killed"][self.level])
+        self.a["monsters_killed"][self.level] = max(F.KILLS_TO_OPEN, killed)
+
+    def ladder_down(self) -> tuple[int, int]:
+        """Where the floor's ladder down lies, in (x, y)."""
+        row, col = (int(v) for v in self.a["down_ladders"][self.level])
+        return (col, row)
+
     def set_down_ladder(self, xy: tuple[int, int]) -> None:
         """Move the floor's ladder down to `xy` (on ground), and open it (8 kills)."""
         row, col = (int(v) for v in self.a["down_ladders"][self.level])
@@ -149,8 +162,7 @@ class Board:
             self.a["item_map"][self.level, row, col] = 0
         self.set_item(xy, "ladder_down")
         self.a["down_ladders"][self.level] = (xy[1], xy[0])
-        killed = int(self.a["monsters_killed"][self.level])
-        self.a["monsters_killed"][self.level] = max(F.KILLS_TO_OPEN, killed)
+        self.open_ladder()
 
     # -- the inventory ------------------------------------------------------------------
     def give(self, items: dict[str, int]) -> None:
@@ -205,17 +217,16 @@ def stage(env: CraftaxEnv, spec: Scenario) -> dict[str, Any]:
     board.set_floor(floor)
     px, py = board.player
     base = ground(floor)
+    spec = _fitted(spec, board)
 
     def at(d: tuple[int, int]) -> tuple[int, int]:
         return (px + d[0], py + d[1])
 
     board.light(8)
     board.remove_mobs(lambda _, xy: abs(xy[0] - px) + abs(xy[1] - py) > HOSTILE_RADIUS)
-    wanted = {spec.target, *spec.stations} - {None}
-    for dx in (-1, 0, 1):  # nothing the action needs is within reach: it must walk
-        for dy in (-1, 0, 1):
-            if (dx, dy) != (0, 0) and board.block(at((dx, dy))) in wanted:
-                board.clear(at((dx, dy)), base)
+    # nothing the action needs is within reach (it must walk), or in view when it is
+    # remembered or never seen (it must walk back, or search)
+    _clear_wanted(board, spec, at, base, 1 if spec.memory == "view" else env.view_radius)
     way = way_in(spec)
     for cell in way.walk:
         if board.block(at(cell)) not in F.GROUND:
@@ -226,11 +237,19 @@ def stage(env: CraftaxEnv, spec: Scenario) -> dict[str, Any]:
             cell = (first[0] + d[0], first[1] + d[1])
             if cell not in way.walk:
                 board.clear(at(cell), "wall" if floor in DUNGEONS else "stone")
+    for material, cells in spec.hazards.items():
+        for cell in cells:
+            board.clear(at(cell), material)
     for station, d in spec.stations.items():
         board.clear(at(d), station)
     if spec.target and spec.target_at:
         _place_target(board, spec.target, at(spec.target_at), base)
-    for name, d in spec.hostiles.items():
+    elif spec.target == "ladder_down":  # never seen: the floor's own, where it lies, open
+        board.open_ladder()
+    for name, d in spec.hostiles.items():  # on ground, with a way to the player (no lava moat)
+        for cell in l_path(d)[:-1]:
+            if board.block(at(cell)) not in F.GROUND:
+                board.clear(at(cell), base)
         board.clear(at(d), base)
         board.add_mob(name, at(d))
     if spec.state == "closed_ladder":  # the ladder down opens at the next kill (episode.py)
@@ -246,8 +265,55 @@ def stage(env: CraftaxEnv, spec: Scenario) -> dict[str, Any]:
         board.clear(at(spec.facing), spec.front or base)
         board.clear(at((spec.facing[1], -spec.facing[0])), base)  # a free cell to turn to
     board.give(spec.inventory)
+    if spec.memory == "remembered" and way.visit is not None:  # seen earlier, from the way
+        board.player = at(way.visit)
+        env.state = board.state()
+        env.refresh()  # the env marks what the player sees from there
+        board.player = (px, py)
     env.state = board.state()
     return env.refresh()
+
+
+def _mirrored(spec: Scenario, mx: int, my: int) -> Scenario:
+    """The scenario's layout mirrored (x by `mx`, y by `my`: 1 or -1)."""
+
+    def m(d: tuple[int, int]) -> tuple[int, int]:
+        return (mx * d[0], my * d[1])
+
+    return spec.model_copy(update={
+        "stations": {k: m(v) for k, v in spec.stations.items()},
+        "target_at": None if spec.target_at is None else m(spec.target_at),
+        "hostiles": {k: m(v) for k, v in spec.hostiles.items()},
+        "hazards": {k: [m(c) for c in v] for k, v in spec.hazards.items()},
+        "facing": m(spec.facing),
+    })  # fmt: skip
+
+
+def _fitted(spec: Scenario, board: Board) -> Scenario:
+    """The scenario as laid out, or mirrored where that keeps what it places (stations, the
+    target, monsters, hazards) on the map (a floor's ladder up, where a descent arrives, may
+    lie by its edge; a cell of the way in beyond it is simply not laid)."""
+    for mx, my in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
+        laid = _mirrored(spec, mx, my) if (mx, my) != (1, 1) else spec
+        cells = [*laid.stations.values(), *laid.hostiles.values(),
+                 *(c for v in laid.hazards.values() for c in v)]  # fmt: skip
+        cells += [laid.target_at] if laid.target_at else []
+        px, py = board.player
+        if all(board.inside((px + c[0], py + c[1])) for c in cells):
+            return laid
+    return spec
+
+
+def _clear_wanted(
+    board: Board, spec: Scenario, at: Callable[[tuple[int, int]], tuple[int, int]], base: str,
+    r: int,
+) -> None:  # fmt: skip
+    """Anything the action needs within `r` cells (but the player's own) becomes ground."""
+    wanted = {spec.target, *spec.stations} - {None}
+    for dx in range(-r, r + 1):
+        for dy in range(-r, r + 1):
+            if (dx, dy) != (0, 0) and board.block(at((dx, dy))) in wanted:
+                board.clear(at((dx, dy)), base)
 
 
 def _place_target(board: Board, target: str, xy: tuple[int, int], base: str) -> None:

@@ -147,6 +147,7 @@ class CraftaxWorld:
         spec = TaskSpec(name=f"validate:{goal}", achievement=goal, description="validation",
                         max_episode_steps=10_000, world=self.name)  # fmt: skip
         env = self.make_env(spec, view_radius=radius, end_on_success=False)
+        env.cache_resets = True  # type: ignore[attr-defined]  # the same seeds, state after state
         from rlgpt.worlds.craftax import game
 
         game.warm(env.view_radius)  # type: ignore[attr-defined]  # compiled before it is timed

@@ -15,7 +15,13 @@ states, and chosen from the sub-action's requirement as they are:
   lava, and a way round; required.
 - remembered (a target that stays put, a material or plant; stations): it lies out of view,
   seen earlier this episode; required (optional for a plant, which may be left to grow).
-- unseen (a target): none of it in view or in memory, so the action must search; optional.
+- unseen (a target): none of it in view or in memory, so the action must search; optional,
+  but a call that runs out its budget without the effect must have searched (judge.py:
+  SEARCH_CELLS cells visited, or the target found), not spun in place.
+- monster_near (sleep): a zombie three cells away from a tired player whose health (7) one
+  blow on a sleeper takes (7 in Crafter and Craftax alike): sleeping where it stands kills
+  the player; the action must meet the zombie awake (or wall itself in) first; optional,
+  judged over the first 30 steps of the call (zombies come on grass by day too).
 
 "optional": the action need not reach its effect within its budget there (it may search, or
 wait out the night under a roof), but it must not return without it (gave_up).
@@ -27,7 +33,7 @@ import math
 from typing import Any
 
 from rlgpt.messages import Scenario
-from rlgpt.worlds.crafter.layout import add, axes, hazard_cells, layout
+from rlgpt.worlds.crafter.layout import axes, hazard_cells, layout, out_of_view
 from rlgpt.worlds.crafter.preconditions import CREATURE_TARGETS, Requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
 
@@ -37,6 +43,8 @@ DUSK, NIGHT = 0.45, 0.1  # daylight of the dusk and night states
 # outlast many of them, so the dark states judge the first steps of a call, not its whole budget.
 DARK_STEPS = 30
 LOW_VITAL = 2  # food and drink in the low_vitals state (the skills eat and drink below 4)
+SLEEPER_HEALTH = 7  # monster_near: what one zombie's blow takes from a sleeper
+MONSTER_AT = (3, 1)  # monster_near: where the zombie stands, from the player
 HOSTILE_TARGETS = ("zombie", "skeleton")
 MOVING = tuple(v for v in CREATURE_TARGETS.values() if v != "plant")  # creatures move: unseen only
 SEED_OFFSET = 20  # seeds of these states: seed_base + 20, + 21, ...
@@ -57,8 +65,9 @@ def clock_for(daylight: float) -> int:
 def kinds(req: Requirement) -> list[str]:
     """Which states apply to a sub-action, from its requirement."""
     out = ["dusk", "night"]
-    if not req.tired:
-        out.append("low_vitals")
+    if req.tired:
+        return [*out, "monster_near"]
+    out.append("low_vitals")
     target = req.target if req.target != "grass" else None  # grass is everywhere
     walks = bool(target or req.stations)
     if walks and target not in HOSTILE_TARGETS:
@@ -80,20 +89,6 @@ def _own_vital(req: Requirement, recipes: Recipes) -> str | None:
         got = [str(k) for k in recipes.data["collect"][req.target]["receive"]]
         return next((v for v in ("food", "drink") if v in got), None)
     return None
-
-
-def _remembered(req: Requirement, lay: dict[str, Any], radius: int) -> dict[str, Any]:
-    """The layout moved out of view: the first target or station three cells past the view's
-    edge, along the same axis (a second station beside it)."""
-    near = lay["target_at"] if "target_at" in lay else next(iter(lay["stations"].values()))
-    major, perp = axes(near)
-    far = add(perp, major, radius + 3)
-    out = {**lay, "front": None}
-    if "target_at" in lay:
-        out["target_at"] = far
-    else:
-        out["stations"] = {s: add(far, perp, k) for k, s in enumerate(req.stations[:2])}
-    return out
 
 
 def hostile_at(lay: dict[str, Any]) -> tuple[int, int]:
@@ -124,11 +119,15 @@ def episode_states(
         elif kind == "hostile":
             extra = {"effect": "required", "hostiles": {"zombie": hostile_at(lay)}}
         elif kind == "remembered":  # a plant may be left to grow: walking back is one choice
-            lay = _remembered(req, lay, radius)
+            lay = out_of_view(lay, req.stations, radius)
             extra = {"effect": "optional" if req.creature else "required", "memory": "remembered"}
         elif kind == "unseen":
             lay = {k2: v for k2, v in lay.items() if k2 != "target_at"}
             extra["memory"] = "unseen"
+        elif kind == "monster_near":  # judged over the first steps, as the dark states are
+            extra["hostiles"] = {"zombie": MONSTER_AT}
+            inv["health"] = SLEEPER_HEALTH
+            steps = min(budget, DARK_STEPS)
         spec = Scenario(
             name=kind, seed=seed_base + SEED_OFFSET + k, precondition="met", inventory=inv,
             max_steps=steps, state=kind, **lay, **extra,

@@ -83,6 +83,29 @@ def layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
     return out
 
 
+def withhold(lay: dict[str, Any], station: str | None) -> dict[str, Any]:
+    """The layout without `station` (None: as it is); the others keep their cells."""
+    if station is None or station not in lay.get("stations", {}):
+        return lay
+    kept = {k: v for k, v in lay["stations"].items() if k != station}
+    out = {k: v for k, v in lay.items() if k != "stations"}
+    return {**out, "stations": kept} if kept else out
+
+
+def out_of_view(lay: dict[str, Any], stations: tuple[str, ...], radius: int) -> dict[str, Any]:
+    """The layout moved out of view: the first target or station three cells past the view's
+    edge, along the same axis (a second station beside it)."""
+    near = lay["target_at"] if "target_at" in lay else next(iter(lay["stations"].values()))
+    major, perp = axes(near)
+    far = add(perp, major, radius + 3)
+    out = {**lay, "front": None}
+    if "target_at" in lay:
+        out["target_at"] = far
+    else:
+        out["stations"] = {s: add(far, perp, k) for k, s in enumerate(stations[:2])}
+    return out
+
+
 @dataclass(frozen=True)
 class WayIn:
     """How a scenario's layout is made reachable, relative to the player: `walk` cells become

@@ -21,7 +21,7 @@ from crafter import objects
 from rlgpt.messages import Scenario
 from rlgpt.worlds.crafter.env import CrafterEnv
 from rlgpt.worlds.crafter.episode import clock_for, episode_states
-from rlgpt.worlds.crafter.layout import WALKABLE, layout, way_in
+from rlgpt.worlds.crafter.layout import WALKABLE, layout, way_in, withhold
 from rlgpt.worlds.crafter.preconditions import Requirement, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
 
@@ -31,7 +31,6 @@ CREATURES: dict[str, Any] = {
     "plant": objects.Plant,
 }  # fmt: skip
 TIRED_BY = 3  # energy below its maximum in sleep scenarios
-MAX_UNMET = 3
 
 
 def _base_inventory(req: Requirement) -> dict[str, int]:
@@ -41,18 +40,21 @@ def _base_inventory(req: Requirement) -> dict[str, int]:
     return inv
 
 
-def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, bool]]:
-    """States that withhold one requirement each: (inventory, what is short, no stations)."""
-    out = []
-    for item, n in list(req.items.items())[:MAX_UNMET]:
+def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, str | None]]:
+    """States that withhold one requirement each, read from the world's own recipe data:
+    every ingredient in turn (one short), every station in turn (the others stay in view),
+    tiredness. (inventory, what is short, the station withheld or None)."""
+    out: list[tuple[dict[str, int], str, str | None]] = []
+    for item, n in req.items.items():
         inv = {**_base_inventory(req), item: n - 1 if n > 1 else 0}
-        out.append((inv, f"{item} (has {inv[item]}, needs {n})", False))
-    if req.stations:
-        where = " and ".join(req.stations)
-        out.append((_base_inventory(req), f"a {where} (none in view)", True))
+        out.append((inv, f"{item} (has {inv[item]}, needs {n})", None))
+    for station in req.stations:
+        others = [s for s in req.stations if s != station]
+        seen = f"; {' and '.join(others)} in view" if others else ""
+        out.append((_base_inventory(req), f"a {station} (none in view{seen})", station))
     if req.tired:
         full = req.energy_max
-        out.append(({"energy": full}, f"tiredness (energy is full, {full})", False))
+        out.append(({"energy": full}, f"tiredness (energy is full, {full})", None))
     return out
 
 
@@ -85,10 +87,8 @@ def plan_scenarios(
         )  # fmt: skip
         for i in range(count)
     ]
-    for j, (inv, missing, bare) in enumerate(_unmet(req)):
-        lay = layout(req, j, radius)
-        if bare:
-            lay.pop("stations", None)
+    for j, (inv, missing, station) in enumerate(_unmet(req)):
+        lay = withhold(layout(req, j, radius), station)
         spec = Scenario(
             name=f"unmet-{j + 1}", seed=seed_base + 50 + j, precondition="unmet",
             inventory=inv, max_steps=unmet_steps, missing=missing, **lay,

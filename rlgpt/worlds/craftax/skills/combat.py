@@ -108,14 +108,15 @@ def fight(view: ObsView, name: str | None = None, steps: int = 60) -> Action:
     killed): hit one beside the player, step out of a projectile's line, shoot one in line
     when a bow and arrows or a spell allow, else walk up to the nearest (melee ones first),
     keeping off the lines of ranged ones where it can. Ranged monsters flee to 4-5 cells: they
-    are caught against walls or shot. It stops early when hurt below the overworld with a
-    ladder up known (the caller rests upstairs: keep_alive), and always takes at least one
+    are caught against walls or shot. It stops early when wounded (health 5 or less, or
+    exhausted; hunger and thirst wait) below the overworld with a ladder up known (the caller
+    rests upstairs: keep_alive), and always takes at least one
     step, so a loop round it cannot spin. Returns how many it killed (this floor's kills
     rose). A generator: `killed = yield from fight(view)`."""
     start, stepped = view.kills, False
     for _ in range(steps):
         foes = [m for m in hostiles(view) if name in (None, m[2])]
-        if not foes or (hurt(view) and view.ladder("up") is not None):
+        if not foes or (_wounded(view) and view.ladder("up") is not None):
             break
         if name is not None and view.kills > start:
             break  # the one it was sent for
@@ -135,6 +136,12 @@ def fight(view: ObsView, name: str | None = None, steps: int = 60) -> Action:
     if not stepped:
         yield _cover(view)
     return view.kills - start
+
+
+def _wounded(view: ObsView) -> bool:
+    """Hurt (survival.hurt) by blows, not by hunger or thirst alone: those wait for the end of
+    a fight (walking away from a monster to eat costs more blows)."""
+    return hurt(view) and (view.vitals["health"] <= 5 or view.vitals["energy"] < 2)
 
 
 def _cover(view: ObsView) -> str:

@@ -224,15 +224,15 @@ def _frontier(view: ObsView, dig: tuple[str, ...], prefer: tuple[str, ...]) -> l
     """A path to the nearest seen walkable cell that borders an unseen one; with `prefer`, to
     such a cell of those blocks or next to one, when there is any."""
     reach = 24
-    edge = set()
-    for x in range(-reach, reach + 1):
-        for y in range(-reach, reach + 1):
-            if max(abs(x), abs(y)) <= 1 or view.remembered_at(x, y) not in (*WALKABLE, *dig):
-                continue
-            if any(view.remembered_at(x + ox, y + oy) == "unknown" for ox, oy in MOVES):
-                edge.add((x, y))
+    grid = view._grid(reach + 1)  # remembered_at, read once per cell
+    open_ = (*WALKABLE, *dig)
+    edge = {
+        (x, y) for (x, y), name in grid.items()
+        if 1 < max(abs(x), abs(y)) <= reach and name in open_
+        and any(grid[(x + ox, y + oy)] == "unknown" for ox, oy in MOVES)
+    }  # fmt: skip
     if prefer:
-        liked = {c for c in edge if any(view.remembered_at(c[0] + ox, c[1] + oy) in prefer
+        liked = {c for c in edge if any(grid[(c[0] + ox, c[1] + oy)] in prefer
                                         for ox, oy in ((0, 0), *MOVES))}  # fmt: skip
         edge = liked or edge
     return route(view, edge, dig) if edge else None

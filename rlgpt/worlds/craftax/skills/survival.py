@@ -196,21 +196,24 @@ def eat(view: ObsView, below: int = 6) -> Action:
 
 
 def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
-    """Fight a monster beside the player; drink when drink < 5 and water or a fountain was
-    seen on this floor (searching for some when drink < 4); eat a passive mob in view when
-    food < 6 (searching for one when food < 4 on the overworld); on the overworld at dusk,
-    drink up, wall in and sleep until it is light; anywhere, sleep walled in when energy
-    < 3; below the overworld, hurt, rest upstairs. Returns True if it did any of these; it
-    returns right after a fight beside the player and right after any monster is defeated
-    on the way (the kill may be what the caller is after: it looks again). A generator:
-    `yield from keep_alive(view)` at the start of a long action. It returns True only when
-    it took a step: a loop that goes round on its answer cannot spin without one."""
+    """Fight a monster beside the player (step up to a melee one two cells away); drink when
+    drink < 5 and water or a fountain was seen on this floor (searching for some when drink
+    < 4); eat a passive mob in view when food < 6 (searching for one when food < 4: every
+    floor has its cows, snails or bats); on the overworld at dusk, drink up, wall in and
+    sleep until it is light; anywhere, sleep walled in when energy < 3; below the overworld,
+    hurt, rest upstairs. Returns True if it did any of these; it returns right after a fight
+    beside the player and right after any monster is defeated on the way (the kill may be
+    what the caller is after: it looks again). A generator: `yield from keep_alive(view)` at
+    the start of a long action. It returns True only when it took a step: a loop that goes
+    round on its answer cannot spin without one."""
     return (yield from until_defeat(view, _keep_alive(view, dig)))
 
 
 def _keep_alive(view: ObsView, dig: tuple[str, ...] | None) -> Action:
     dig = diggable(view) if dig is None else dig
     if (yield from guard(view)):
+        return True
+    if (yield from meet(view)):
         return True
     acted = False
     if view.inventory["xp"] >= 1 and view.inventory["strength"] < 5:
@@ -225,9 +228,9 @@ def _keep_alive(view: ObsView, dig: tuple[str, ...] | None) -> Action:
             if any(view.remembered(w) for w in WATER):
                 acted = (yield from drink_up(view, 5, dig)) or acted
                 break
-    if view.vitals["food"] < 4 and view.floor == 0 and not view.mobs("passive"):
+    if view.vitals["food"] < 4 and not view.mobs("passive"):  # every floor has a meal
         for _ in range(6):  # at dusk too: hunger kills through a night's sleep
-            yield from explore(view, 6, dig, ("grass",))
+            yield from explore(view, 6, dig, ("grass",) if view.floor == 0 else ())
             acted = True
             if view.mobs("passive"):
                 break
@@ -243,6 +246,20 @@ def _keep_alive(view: ObsView, dig: tuple[str, ...] | None) -> Action:
     elif view.vitals["health"] <= 4 and view.floor > 0 and not hostiles(view):
         acted = (yield from recover(view, dig)) or acted
     return acted
+
+
+def meet(view: ObsView, reach: int = 2) -> Action:
+    """A melee monster within `reach` cells comes for the player: step up to it, to face it
+    when it arrives (turning away to drink, eat or walk costs a blow from behind). Returns
+    True if it stepped."""
+    close = [m for m in hostiles(view) if view.kind_of(m[2]) == "melee"
+             and abs(m[0]) + abs(m[1]) <= reach]  # fmt: skip
+    if not close:
+        return False
+    dx, dy, _ = close[0]
+    step = ((dx > 0) - (dx < 0), 0) if abs(dx) >= abs(dy) else (0, (dy > 0) - (dy < 0))
+    yield MOVES[step]
+    return True
 
 
 def restore(view: ObsView, dig: tuple[str, ...] = (), health: int = 8, tries: int = 6) -> Action:
@@ -273,13 +290,14 @@ def restore(view: ObsView, dig: tuple[str, ...] = (), health: int = 8, tries: in
 
 def hurt(view: ObsView) -> bool:
     """Below the overworld, health 5 or less (two hits from most monsters there), energy
-    below 2, or drink or food 3 or less with nothing to drink or eat on this floor in sight:
+    below 2, drink 3 or less with nothing to drink seen on this floor, or food 1 or less with
+    nothing to eat in sight (at 3, the floor's own snails or bats are searched for first):
     time to rest upstairs."""
     if view.floor == 0:
         return False
     v = view.vitals
     thirsty = v["drink"] <= 3 and not any(view.remembered(w) for w in WATER)
-    hungry = v["food"] <= 3 and not view.mobs("passive")
+    hungry = v["food"] <= 1 and not view.mobs("passive")
     return v["health"] <= 5 or v["energy"] < 2 or thirsty or hungry
 
 

@@ -304,6 +304,27 @@ class ObsView:
             return "unknown" if 0 <= x < w and 0 <= y < h else "none"
         return seen[0]
 
+    def _grid(self, reach: int) -> dict[tuple[int, int], str]:
+        """`remembered_at` of every cell within `reach` (either way), in one pass: for the
+        skills' scans of the floor (a cell's neighbours are looked up, not read again)."""
+        if self._pending:
+            self._remember()
+        (w, h), (px, py), r = self._area, self._pos, self._radius
+        mem, names = self._mem_blocks if len(self._mem_blocks) == w * h else None, self._block_names
+        out: dict[tuple[int, int], str] = {}
+        for x in range(-reach, reach + 1):
+            ax = px + x
+            for y in range(-reach, reach + 1):
+                ay = py + y
+                if abs(x) <= r and abs(y) <= r and self.lit(x, y):
+                    out[(x, y)] = self.block_at(x, y)
+                elif not (0 <= ax < w and 0 <= ay < h):
+                    out[(x, y)] = "none"
+                else:
+                    v = mem[ax * h + ay] if mem is not None else 0
+                    out[(x, y)] = names[v] if v else "unknown"
+        return out
+
     def remembered(self, name: str) -> list[tuple[int, int]]:
         """All (dx, dy) on this floor where the block or item `name` (e.g. "water",
         "ladder_down", "table") was seen this episode, in view or not, nearest first."""
