@@ -145,7 +145,7 @@ def _sb3_scalars(progress: Path, now: int) -> list[Metric]:
 
 _LOADING = """# Loading this policy
 
-    from rlgpt.rl.train import load_policy
+    from rlgpt.rl.policy import load_policy
     model = load_policy("policy.zip")   # SB3 PPO, or sb3-contrib MaskablePPO when trained
                                         # with action masks (weights and optimizer)
 

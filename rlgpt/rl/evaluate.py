@@ -16,9 +16,10 @@ from rlgpt.config import EvalParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
 from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.options import LearnedAction
+from rlgpt.rl.policy import load_policy
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.schema import EPISODES
-from rlgpt.rl.train import lean, load_policy
+from rlgpt.rl.train import lean
 from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000

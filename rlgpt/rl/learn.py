@@ -41,6 +41,7 @@ from rlgpt.rl.learned import (
     start_as_its_code,
 )  # fmt: skip
 from rlgpt.rl.options import LearnedAction, policy_sha256
+from rlgpt.rl.policy import load_policy
 from rlgpt.rl.shaping import StartStates
 from rlgpt.rl.slots import training_slot
 from rlgpt.rl.starts import (
@@ -53,7 +54,7 @@ from rlgpt.rl.starts import (
     save_starts,
     staged,
 )  # fmt: skip
-from rlgpt.rl.train import Checkpoints, PrimitiveBudget, lean, load_policy, new_model, save_atomic
+from rlgpt.rl.train import Checkpoints, PrimitiveBudget, lean, new_model, save_atomic
 from rlgpt.worlds import get_world
 from rlgpt.worlds.base import World
 

@@ -29,11 +29,11 @@ from rlgpt.config import LearnParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, LearnedConfig
 from rlgpt.rl.envs import macro_faults
 from rlgpt.rl.options import LearnedAction, space_of
+from rlgpt.rl.policy import Policy
 from rlgpt.rl.shaping import LearnedEpisode, StartStates, signals
 from rlgpt.rl.starts import (
     Start,
 )  # fmt: skip
-from rlgpt.rl.train import Policy
 from rlgpt.sandbox.pool import MacroPool
 from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds.base import World

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from sb3_contrib import MaskablePPO
 
 from rlgpt.messages import LearnedConfig, TaskSpec
+from rlgpt.rl.policy import load_policy
 from rlgpt.worlds.base import MaskRule, World
 
 
@@ -60,8 +61,6 @@ def space_of(world: World, cfg: LearnedConfig) -> tuple[list[str], list[str], Ma
 @functools.lru_cache(maxsize=32)
 def _load(path: str, sha: str) -> Any:
     """One loaded policy per file and content in a process: the envs of a training share it."""
-    from rlgpt.rl.train import load_policy
-
     return load_policy(path)
 
 

@@ -9,10 +9,8 @@ import json
 import logging
 import os
 import time
-import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeAlias
 
 import torch
 from pydantic import BaseModel
@@ -28,13 +26,12 @@ from rlgpt.messages import CodedAction, PPOConfig, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.interleave import InterleavedVecEnv
 from rlgpt.rl.options import LearnedAction
+from rlgpt.rl.policy import Policy, load_policy
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.slots import training_slot
 from rlgpt.rl.starts import SnapshotLog
 
 log = logging.getLogger(__name__)
-# PPO, or sb3-contrib's MaskablePPO when the env's action masks are used (train.action_masking)
-Policy: TypeAlias = PPO | MaskablePPO
 
 
 @contextlib.contextmanager
@@ -61,14 +58,6 @@ def lean() -> Iterator[None]:
         if ours:
             gc.unfreeze()
         torch.distributions.Distribution.set_default_validate_args(checks)
-
-
-def load_policy(path: Path | str, env: DummyVecEnv | None = None, device: str = "cpu") -> Policy:
-    """A saved policy, with the algorithm that saved it (PPO or MaskablePPO)."""
-    with zipfile.ZipFile(path) as z:
-        maskable = b"sb3_contrib" in z.read("data")
-    algo: type[PPO] | type[MaskablePPO] = MaskablePPO if maskable else PPO
-    return algo.load(path, env=env, device=device)
 
 
 class TrainResult(BaseModel):

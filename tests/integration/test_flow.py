@@ -101,7 +101,7 @@ def test_tiny_run_writes_summary_artifacts_and_mlflow(tmp_path: Path, tiny_param
     # the recipe loads what was logged: the masked policy, in the logged action space
     from sb3_contrib import MaskablePPO
 
-    from rlgpt.rl.train import load_policy
+    from rlgpt.rl.policy import load_policy
 
     got = Path(client.download_artifacts(rid, "policy", str(tmp_path / "dl")))
     recipe = (got / "LOADING.md").read_text()

@@ -8,7 +8,7 @@ from stable_baselines3 import PPO
 
 from rlgpt.messages import RLConfig
 from rlgpt.rl.envs import make_env
-from rlgpt.rl.train import load_policy
+from rlgpt.rl.policy import load_policy
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.masking import ActionMask
 from rlgpt.worlds.crafter.planner import climb_steps

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rlgpt.rl.train import PrimitiveBudget, load_policy
+from rlgpt.rl.policy import load_policy
+from rlgpt.rl.train import PrimitiveBudget
 
 
 def test_tiny_run_writes_a_loadable_policy(tiny_run):
