@@ -117,6 +117,12 @@ def test_crash_then_resume(fault, reference, tmp_path, cli_env):
     parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
     assert len(parents) == 1 and parents[0].info.status == "FINISHED"
     children = [r for r in runs if r.data.tags.get("mlflow.parentRunId")]
-    assert sorted(r.data.tags["rlgpt.iteration"] for r in children) == ["1", "2"]
+    iterations = [r for r in children if "rlgpt.learned" not in r.data.tags]
+    assert sorted(r.data.tags["rlgpt.iteration"] for r in iterations) == ["1", "2"]
+    learned = Counter(f"{r.data.tags['rlgpt.iteration']}/{r.data.tags['rlgpt.learned']}"
+                      for r in children if "rlgpt.learned" in r.data.tags)  # fmt: skip
+    expected = Counter(f"{it['iteration']}/{name}" for it in summary["iterations"]
+                       for name in it["learned_actions"])  # fmt: skip
+    assert expected and learned == expected, "each learned action logged once"
     history = client.get_metric_history(parents[0].info.run_id, "success_rate")
     assert sorted(m.step for m in history) == [1, 2], "no metric logged twice"
