@@ -39,6 +39,7 @@ from rlgpt.messages import RewardTerm, RLConfig
 from rlgpt.rl import envs
 from rlgpt.rl.train import train
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.stepping import PlanStepper
 from rlgpt.sandbox.validate import validate_action
 from rlgpt.sandbox.worker import _Worker
 from rlgpt.worlds import get_world
@@ -68,24 +69,39 @@ while True:
 
 
 class InProcess:
-    """The worker's logic without the process (benchmark baseline only)."""
+    """The worker's logic without the process (benchmark baseline only); its plans are
+    stepped by the host's own stepper, as a sandboxed worker's are."""
 
     def __init__(self, coded: list[Any]) -> None:
         self.w = _Worker()
         self.w.load({"api": SKILLS.api, "view": SKILLS.view, "primitives": actions(),
                      "actions": {c.name: c.source for c in coded}})  # fmt: skip
+        self.plans = PlanStepper(SKILLS)
+        self.round_trips = 0
 
-    def _reply(self, msg: dict[str, Any]) -> str | None:
+    def _reply(self, msg: dict[str, Any], state: dict[str, Any]) -> str | None:
+        self.round_trips += 1
         out = self.w.advance(msg)
-        return None if out.get("done") else out["action"]
+        if out.get("done"):
+            return None
+        return self.plans.begin(out["plan"], state) if "plan" in out else out["action"]
 
     def start(self, name: str, state: dict[str, Any]) -> str | None:
-        return self._reply({"op": "start", "name": name, "state": state})
+        self.plans.clear()
+        return self._reply({"op": "start", "name": name, "state": state}, state)
 
     def next(self, state: dict[str, Any]) -> str | None:
-        return self._reply({"op": "next", "state": state})
+        msg: dict[str, Any] = {"op": "next", "state": state}
+        if self.plans.active:
+            action = self.plans.after(state)
+            if action is not None:
+                return action
+            msg["before"], msg["taken"] = self.plans.report()
+        return self._reply(msg, state)
 
     def stop(self) -> None:
+        self.plans.clear()
+        self.round_trips += 1
         self.w.advance({"op": "stop"})
 
     def close(self) -> None:

@@ -30,7 +30,9 @@ from rlgpt.sandbox.pipes import (
     read_line,
     write_all,
 )
+from rlgpt.sandbox.plans import BadPlan
 from rlgpt.sandbox.seccomp import filter_fd
+from rlgpt.sandbox.stepping import PlanStepper
 from rlgpt.sandbox.wire import Replies, encode
 from rlgpt.textsafe import printable
 from rlgpt.worlds.base import SkillPackage
@@ -96,8 +98,13 @@ class MacroWorker:
     asleep (rlgpt/sandbox/patience.py), the whole process group is killed and MacroError
     raised. Where its cgroup measures CPU, a worker that uses CPU between calls
     (a process it left running) or more than `step_cpu_ms` per step on average is killed with
-    a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs the code
-    unchecked with the real builtins.
+    a MacroError of kind "cpu" (a plan's steps count as steps). `gate=False` (tests of the OS
+    layer alone) runs the code unchecked with the real builtins.
+
+    A coded action may answer with a plan of several steps (rlgpt/sandbox/plans.py): `next`
+    then hands out its steps without a round trip while each meets its expectation
+    (rlgpt/sandbox/stepping.py). `round_trips` counts the calls (start, next, stop) and
+    `planned` the steps handed out without one.
     """
 
     def __init__(
@@ -113,6 +120,8 @@ class MacroWorker:
         self.step_cpu_ms = step_cpu_ms
         self.steps = 0
         self.cpu_ns = 0  # CPU of its calls so far (0 where not measured)
+        self.round_trips = 0  # start, next and stop calls
+        self._plans = PlanStepper(skills)
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
         self._limits = Limits(memory_mib, cpu_s, run_memory_mib)
         req_r, self._req_w = os.pipe()
@@ -186,6 +195,7 @@ class MacroWorker:
         bytes is a MacroError, never another exception."""
         if msg["op"] != "load":  # starting up costs CPU; after that, between calls, none
             self.check_idle()
+            self.round_trips += 1
         limit = timeout_s if timeout_s is not None else self.timeout_s
         start = time.monotonic()
         end = start + limit if self.deadline is None else min(start + limit, self.deadline)
@@ -262,7 +272,16 @@ class MacroWorker:
                              f"steps, more than the {self.step_cpu_ms:g} ms allowed "
                              "(sandbox.step_cpu_ms); killed")  # fmt: skip
 
-    def _advance(self, msg: dict[str, Any]) -> Waits[str | None]:
+    @property
+    def planned(self) -> int:
+        """Steps of plans handed out without a round trip."""
+        return self._plans.planned
+
+    def _advance(
+        self, msg: dict[str, Any], state: dict[str, Any] | None = None
+    ) -> Waits[str | None]:  # fmt: skip
+        """Send `msg` (whose view state is `state`); the action, None when done. A plan's
+        first action, when the answer is a plan: the others come from `next`."""
         reply = yield from self._call_waits(msg)
         if "error" in reply:
             kind, message = reply["error"], reply.get("message", "")
@@ -271,6 +290,13 @@ class MacroWorker:
             raise MacroError(kind, _text(message))
         if reply.get("done") is True:
             return None
+        if "plan" in reply and state is not None:
+            try:
+                return self._plans.begin(reply["plan"], state)
+            except BadPlan as exc:
+                if exc.kind == "invalid_action":
+                    raise MacroError("invalid_action", exc.message) from None
+                raise self._fail("crash", f"{exc.message} (protocol broken)") from None
         action = reply.get("action")
         if not isinstance(action, str) or action not in self._primitives:
             raise MacroError("invalid_action", f"unknown action {_text(repr(action))[:40]}")
@@ -278,13 +304,23 @@ class MacroWorker:
 
     def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
         """Start coded action `name`; its first primitive action, or None if it finished."""
+        self._plans.clear()
         msg = {"op": "start", "name": name, "state": state_delta(state, self._sent, self._kept)}
-        return (yield from self._advance(msg))
+        return (yield from self._advance(msg, state))
 
     def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
-        """The next primitive action of the running coded action, or None when done."""
-        msg = {"op": "next", "state": state_delta(state, self._sent, self._kept)}
-        return (yield from self._advance(msg))
+        """The next primitive action of the running coded action, or None when done: the next
+        step of its plan without a round trip when the last one went as expected."""
+        msg: dict[str, Any] = {"op": "next"}
+        if self._plans.active:
+            action = self._plans.after(state)
+            if action is not None:
+                self.steps += 1  # its CPU is charged per primitive step
+                return action
+            seen, msg["taken"] = self._plans.report()
+            msg["before"] = [state_delta(s, self._sent, self._kept) for s in seen]
+        msg["state"] = state_delta(state, self._sent, self._kept)
+        return (yield from self._advance(msg, state))
 
     def start(self, name: str, state: dict[str, Any]) -> str | None:
         return drive(self.start_waits(name, state))
@@ -295,6 +331,7 @@ class MacroWorker:
     def stop_waits(self) -> Waits[None]:
         """Close the running coded action (its `finally` runs now, under the time limit),
         yielding the reply pipe it waits on, as a start or a next does."""
+        self._plans.clear()
         yield from self._advance({"op": "stop"})
 
     def stop(self) -> None:

@@ -8,10 +8,15 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
+from rlgpt.sandbox.plans import Plan
+
 from .known import UNSUITED, edge_known, route_known
+from .plan import plan, walk_steps
 from .view import MOVES, WALKABLE, ObsView
 
-Action = Generator[str, None, Any]
+# what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
+# returns how many of its steps were taken
+Action = Generator[str | Plan, int | None, Any]
 
 
 def _walk(view: ObsView, goals: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
@@ -109,8 +114,13 @@ def route(
 
 def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) -> Action:
     """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
-    something unexpected blocks it (a creature, a changed cell)."""
-    for step in path:
+    something unexpected blocks it (a creature, a changed cell). A stretch seen to be
+    walkable goes as one plan: the host stops it where a step at a time would look again (a
+    foe next to the player, the next cell no longer free, a step that did not move), and the
+    walk goes on from there as it would have, so it takes the same steps either way."""
+    i = 0
+    while i < len(path):
+        step = path[i]
         if (yield from guard(view)):
             return False  # it fought: the way may have changed
         before = view.position
@@ -121,10 +131,33 @@ def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) ->
                 yield "do"  # mined: it leaves a path
         if view.at(*step) not in WALKABLE:
             return False
-        yield MOVES[step]
-        if view.position == before:  # a creature stepped in, or the view has no position
+        stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
+        taken = 1
+        if len(stretch) == 1:
+            yield MOVES[step]
+        else:
+            sent = yield plan(view, [MOVES[s] for s in stretch])
+            # None: driven by a loop that dropped what `yield` returned; the view tells
+            taken = sent if isinstance(sent, int) else _progress(view, before, stretch)
+        x, y = before
+        for dx, dy in stretch[:taken]:
+            x, y = x + dx, y + dy
+        i += taken
+        if view.position != (x, y):  # a creature stepped in, or the view has no position
             return False
     return True
+
+
+def _progress(view: ObsView, start: tuple[int, int], steps: list[tuple[int, int]]) -> int:
+    """How many of `steps` the player has walked from `start`, read from its position (1 when
+    it is on none of their cells: the first one did not move it)."""
+    x, y = start
+    taken = 1
+    for n, (dx, dy) in enumerate(steps, 1):
+        x, y = x + dx, y + dy
+        if view.position == (x, y):
+            taken = n
+    return taken
 
 
 def follow_path(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> Action:
