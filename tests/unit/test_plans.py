@@ -266,7 +266,7 @@ def test_the_host_takes_a_well_formed_plan_as_typed_steps():
 def test_a_forged_plan_kills_the_worker_as_a_broken_protocol(make_worker, local_state, line, why):
     """The gate off (the OS layer alone): code that writes its own reply gets a crash."""
     body = (f"    import os, sys\n    os.write(int(sys.argv[2]), {line!r} + b'\\n')\n"
-            "    yield 'noop'\n")
+            "    yield 'noop'\n")  # fmt: skip
     worker = make_worker([_coded("forge", body)], gate=False)
     with pytest.raises(MacroError) as info:
         worker.start("forge", local_state({}))
