@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 MAX_STEPS = 64  # steps in one plan: a long path is walked as several plans
@@ -72,6 +72,54 @@ class Plan:
 def steps_of(plan: Plan) -> tuple[Step, ...]:
     """A plan's steps (for the worker; a coded action only sees the plan's length)."""
     return plan._steps
+
+
+def predict(
+    actions: Iterable[Any], facing: Cell, moves: Mapping[str, Cell],
+    free: Callable[[int, int], bool], holds: tuple[str, ...] = (),
+) -> Plan:  # fmt: skip
+    """The plan of `actions` (at most MAX_STEPS + 1 are read) expecting what a map predicts
+    now: a move (`moves`: its name -> its direction) onto a cell where `free(dx, dy)` (cells
+    relative to the player's at the start) takes the player there and faces it that way, and
+    the step before it must leave that cell free; a move elsewhere only turns the player; any
+    other action leaves the player where it is. Every step requires `holds`."""
+    x, y = 0, 0
+    steps: list[Step] = []
+    for action in itertools.islice(actions, MAX_STEPS + 1):
+        d = moves.get(action) if isinstance(action, str) else None
+        if d is not None:
+            facing = d
+            if free(x + d[0], y + d[1]):
+                if steps:
+                    steps[-1] = steps[-1]._replace(free=d)
+                x, y = x + d[0], y + d[1]
+        steps.append(Step(action, (x, y), facing, None, holds))
+    return Plan(steps)
+
+
+def free_stretch(path: list[Cell], free: Callable[[int, int], bool]) -> int:
+    """How many steps of `path` (unit steps from the player's cell), from its start, go onto
+    cells where `free(dx, dy)`, at most MAX_STEPS: what one plan of a walk can take."""
+    x = y = n = 0
+    for dx, dy in path[:MAX_STEPS]:
+        x, y = x + dx, y + dy
+        if not free(x, y):
+            break
+        n += 1
+    return n
+
+
+def walked(position: Cell, start: Cell, path: list[Cell]) -> int:
+    """How many steps of `path` a player now at `position` has walked from `start` (1 when
+    it is on none of their cells: the first did not move it). For a walk whose `yield` got
+    None (a loop in between dropped it)."""
+    x, y = start
+    taken = 1
+    for n, (dx, dy) in enumerate(path, 1):
+        x, y = x + dx, y + dy
+        if position == (x, y):
+            taken = n
+    return taken
 
 
 def problem(plan: Plan, primitives: frozenset[str]) -> str | None:

@@ -19,10 +19,10 @@ from rlgpt.errors import MacroError
 from rlgpt.sandbox import stepping
 from rlgpt.sandbox.plans import MAX_STEPS, BadPlan, Plan, Step, lost, parse, problem
 from rlgpt.sandbox.pool import MacroPool
-from rlgpt.worlds.crafter.env import CrafterEnv
+from rlgpt.skills.runtime import MacroActionWrapper
+from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.recipes import actions
-from rlgpt.worlds.crafter.tasks import get_task
-from tests.support.world import CRAFTER, CRAFTER_SKILLS, grass_plain, wrap
+from tests.support.world import CRAFTER_SKILLS, grass_plain, wrap
 
 PRIMITIVES = frozenset(actions())
 CONDITIONS = frozenset({"before_dawn", "tired"})
@@ -32,7 +32,7 @@ class Recorder(gym.Wrapper):  # type: ignore[type-arg]
     """Records every primitive step: the action, reward, ends, the info the runtime reads and
     the map around the player."""
 
-    def __init__(self, env: CrafterEnv) -> None:
+    def __init__(self, env: Any) -> None:
         super().__init__(env)
         self.log: list[tuple[Any, ...]] = []
 
@@ -52,13 +52,18 @@ def _coded(name: str, body: str, budget: int = 80) -> Any:
                        step_budget=budget)  # fmt: skip
 
 
-def _play(coded: list[Any], choose: Any, seed: int, calls: int, task: str = "collect_diamond"):
+def _play(
+    coded: list[Any], choose: Any, seed: int, calls: int, task: str = "collect_diamond",
+    world: str = "crafter",
+) -> tuple[list[tuple[Any, ...]], int, int]:  # fmt: skip
     """`calls` calls of coded actions (`choose(rng)` names each) through the runtime and a
-    pool of sandboxed workers on a real Crafter episode: every primitive step, and the pool's
-    round trips and steps handed out without one."""
-    env = Recorder(CrafterEnv(get_task(task)))
-    pool = MacroPool(coded, CRAFTER_SKILLS, isolation="bwrap")
-    wrapped = wrap(env, [c.name for c in coded], pool, step_budget=80)
+    pool of sandboxed workers on a real episode of `world`: every primitive step, and the
+    pool's round trips and steps handed out without one."""
+    game = get_world(world)
+    env = Recorder(game.make_env(game.task(task), seed=seed))
+    pool = MacroPool(coded, game.skills(), isolation="bwrap")
+    wrapped = MacroActionWrapper(env, [c.name for c in coded], pool, step_budget=80,
+                                 all_primitives=game.primitives(), vitals=game.vitals)  # fmt: skip
     try:
         wrapped.reset(seed=seed)
         rng = random.Random(seed)
@@ -90,32 +95,38 @@ def test_a_plan_takes_the_transitions_of_its_actions_one_by_one(seed):
     assert handed > 0 and trips_plan < trips_one
 
 
-def _deep_actions() -> list[Any]:
-    author = CRAFTER.author()
-    dec = author.decompose(CRAFTER.task("make_iron_pickaxe"), {}, set())
+def _reference_actions(world: str, task: str) -> list[Any]:
+    author = get_world(world).author()
+    dec = author.decompose(get_world(world).task(task), {}, set())
     return [author.write_action(s.name, 80) for s in dec.sub_actions if s.mode == "code"]
 
 
-def test_the_reference_skills_take_the_same_steps_with_plans_as_one_step_at_a_time(monkeypatch):
-    """The offline author's actions for the iron pickaxe (walks, digging, shelters at night,
-    sleep, drinking) on real episodes: with the host checking each plan's steps, and with
-    every plan cut after its first step (the code then decides each step as it did before
-    plans), the game takes the same transitions, with fewer round trips."""
-    coded = _deep_actions()
+def _both_ways(monkeypatch: Any, coded: list[Any], calls: int, task: str, world: str) -> Any:
+    """The same calls with the host checking plans, then with every plan cut after its first
+    step (a world that checks nothing: the code decides each step as it did before plans)."""
     names = [c.name for c in coded]
 
     def choose(rng: random.Random) -> str:
         return rng.choice(names)
 
-    with_plans, trips, handed = _play(coded, choose, 5, 300, "make_iron_pickaxe")
+    checked = _play(coded, choose, 5, calls, task, world)
     init = stepping.PlanStepper.__init__
 
     def unchecked(self: Any, skills: Any) -> None:
         init(self, skills)
-        self._checks = None  # a world that checks nothing: each plan is cut after a step
+        self._checks = None
 
     monkeypatch.setattr(stepping.PlanStepper, "__init__", unchecked)
-    one_by_one, trips_one, handed_one = _play(coded, choose, 5, 300, "make_iron_pickaxe")
+    return checked, _play(coded, choose, 5, calls, task, world)
+
+
+def test_the_reference_skills_take_the_same_steps_with_plans_as_one_step_at_a_time(monkeypatch):
+    """The offline author's actions for the iron pickaxe (walks, digging, shelters at night,
+    sleep, drinking) on real episodes: the game takes the same transitions whether the host
+    checks their plans or cuts each after a step, with fewer round trips."""
+    coded = _reference_actions("crafter", "make_iron_pickaxe")
+    checked, unchecked = _both_ways(monkeypatch, coded, 300, "make_iron_pickaxe", "crafter")
+    (with_plans, trips, handed), (one_by_one, trips_one, handed_one) = checked, unchecked
     assert handed_one == 0
     assert with_plans == one_by_one
     assert len(with_plans) > 1500
@@ -123,6 +134,19 @@ def test_the_reference_skills_take_the_same_steps_with_plans_as_one_step_at_a_ti
     assert sum(1 for step in with_plans if step[0] == sleep) > 50, "a night was waited out"
     assert handed > 0.3 * len(with_plans), (handed, len(with_plans))
     assert trips < 0.7 * trips_one, (trips, trips_one)
+
+
+@pytest.mark.parametrize(("world", "task", "calls"), [("craftax-classic", "make_iron_pickaxe", 120),
+                                                    ("craftax", "enter_dungeon", 50)])  # fmt: skip
+def test_the_craftax_skills_take_the_same_steps_with_plans(monkeypatch, world, task, calls):
+    """Craftax-Classic (Crafter's skills over craftax's game) and full Craftax (its own
+    skills: floors, mobs, the dark) likewise."""
+    pytest.importorskip("craftax")
+    coded = _reference_actions(world, task)
+    checked, unchecked = _both_ways(monkeypatch, coded, calls, task, world)
+    assert checked[0] == unchecked[0]
+    assert checked[2] > 0 and unchecked[2] == 0 and checked[1] < unchecked[1]
+    assert len(checked[0]) > 300
 
 
 def test_a_plan_cut_short_returns_how_many_steps_were_taken(make_worker):

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan
+from rlgpt.sandbox.plans import Plan, walked
 
 from .known import UNSUITED, edge_known, route_known
 from .plan import plan, walk_steps
@@ -138,7 +138,7 @@ def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) ->
         else:
             sent = yield plan(view, [MOVES[s] for s in stretch])
             # None: driven by a loop that dropped what `yield` returned; the view tells
-            taken = sent if isinstance(sent, int) else _progress(view, before, stretch)
+            taken = sent if isinstance(sent, int) else walked(view.position, before, stretch)
         x, y = before
         for dx, dy in stretch[:taken]:
             x, y = x + dx, y + dy
@@ -146,18 +146,6 @@ def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) ->
         if view.position != (x, y):  # a creature stepped in, or the view has no position
             return False
     return True
-
-
-def _progress(view: ObsView, start: tuple[int, int], steps: list[tuple[int, int]]) -> int:
-    """How many of `steps` the player has walked from `start`, read from its position (1 when
-    it is on none of their cells: the first one did not move it)."""
-    x, y = start
-    taken = 1
-    for n, (dx, dy) in enumerate(steps, 1):
-        x, y = x + dx, y + dy
-        if view.position == (x, y):
-            taken = n
-    return taken
 
 
 def follow_path(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> Action:

@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from rlgpt.sandbox.plans import MAX_HOLDS, MAX_STEPS, Plan, Step, lost
+from rlgpt.sandbox.plans import MAX_HOLDS, Plan, Step, free_stretch, lost, predict
 
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError
 
@@ -38,31 +38,19 @@ def plan(view: ObsView, actions: list[str], holds: tuple[str, ...] = ()) -> Plan
     ):
         raise SkillAPIError(f"holds takes a tuple of at most {MAX_HOLDS} of these names: "
                             + ", ".join(PLAN_CONDITIONS))  # fmt: skip
-    x, y, facing = 0, 0, view.facing
-    steps: list[Step] = []
-    for action in itertools.islice(actions, MAX_STEPS + 1):
-        d = _DIRECTIONS.get(action) if isinstance(action, str) else None
-        if d is not None:
-            facing = d
-            if view.remembered_at(x + d[0], y + d[1]) in WALKABLE:
-                if steps:  # the previous step must leave the cell free
-                    steps[-1] = steps[-1]._replace(free=d)
-                x, y = x + d[0], y + d[1]
-        steps.append(Step(action, (x, y), facing, None, names))
-    return Plan(steps)
+    return predict(actions, view.facing, _DIRECTIONS, lambda x, y: _free(view, x, y), names)
 
 
-def walk_steps(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> int:
+def _free(view: ObsView, dx: int, dy: int) -> bool:
+    """The player could walk onto (dx, dy) as far as the map shows or remembers it."""
+    return view.remembered_at(dx, dy) in WALKABLE
+
+
+def walk_steps(view: ObsView, path: list[tuple[int, int]]) -> int:
     """How many steps of `path` (unit steps), from its start, cross walkable cells as seen or
     remembered now, at most 64: the part of a walk one plan can take (a cell to mine, an
     unseen one, or a creature ends it)."""
-    x = y = n = 0
-    for dx, dy in path[:MAX_STEPS]:
-        x, y = x + dx, y + dy
-        if view.remembered_at(x, y) not in WALKABLE:
-            break
-        n += 1
-    return n
+    return free_stretch(path, lambda x, y: _free(view, x, y))
 
 
 def _survival() -> Any:
