@@ -190,10 +190,21 @@ def explore(
         done = yield from _follow(view, frontier[:steps], dig)
         if done:
             return None
-    for _ in range(steps if not frontier else 1):
-        if view.at(*view.facing) in WALKABLE:
-            yield MOVES[view.facing]
+    left = steps if not frontier else 1
+    while left > 0:
+        if view.at(*view.facing) in WALKABLE:  # straight on while the way is open: one plan
+            ahead = [view.facing] * left
+            ahead = ahead[: max(1, walk_steps(view, ahead))]
+            taken = 1
+            if len(ahead) == 1:
+                yield MOVES[view.facing]
+            else:
+                start = view.position
+                sent = yield plan(view, [MOVES[d] for d in ahead])
+                taken = sent if isinstance(sent, int) else walked(view.position, start, ahead)
+            left -= taken
             continue
+        left -= 1
         best, reach = None, 0
         for d in MOVES:
             n = 0
