@@ -19,13 +19,13 @@ _STATE_KEYS = ("local", "inventory", "achievements", "facing", "pos", "daylight"
 
 
 def plan(view: ObsView, actions: list[str], holds: tuple[str, ...] = ()) -> Plan:
-    """Several actions (at most 64) for the host to take without waking this code: yield it
-    as `taken = yield plan(view, ["move_left", "move_left", "move_up"])`. Each step expects
-    what the map predicts now: a move onto a free cell (walkable and empty, as seen or
+    """Several actions (at most 64) that the runtime takes in turn without running this code
+    between them: `taken = yield plan(view, ["move_left", "move_left", "move_up"])`. Each
+    step expects what the map predicts now: a move onto a free cell (walkable and empty, as seen or
     remembered) takes the player there, and that cell must still be free when the step
     comes; a move toward anything else only turns the player; other actions leave the player
     where it is. `holds` names conditions that must stay true after every step (PLAN_HOLDS).
-    The host stops after the first step that did not go as predicted, or that lost an item
+    The runtime stops after the first step that did not go as predicted, or that lost an item
     or health, or that left a zombie or skeleton next to the player; `taken` is the number of
     steps taken, and the view shows the state after the last. An achievement or an item
     gained does not stop it: plan the steps up to an effect, not past it. Use it for steps
