@@ -94,7 +94,7 @@ class PlanChecks:
     def met(self, step: Step, state: dict[str, Any]) -> bool:
         self._take(state)
         view, before = self._view, self._before
-        self._before = after = dict(view.inventory)
+        self._before = after = state.get("inventory", before)
         x, y = view.position
         if view.floor != self._floor or _defeats(view) != self._defeats:
             return False

@@ -100,7 +100,7 @@ class PlanChecks:
     def met(self, step: Step, state: dict[str, Any]) -> bool:
         self._take(state)
         view, before = self._view, self._before
-        self._before = after = dict(view.inventory)
+        self._before = after = state.get("inventory", before)
         x, y = view.position
         if step.at is not None and (x - self._origin[0], y - self._origin[1]) != step.at:
             return False
