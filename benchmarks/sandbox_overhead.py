@@ -78,17 +78,23 @@ class InProcess:
                      "actions": {c.name: c.source for c in coded}})  # fmt: skip
         self.plans = PlanStepper(SKILLS)
         self.round_trips = 0
+        self._ended: list[dict[str, Any]] | None = None
 
     def _reply(self, msg: dict[str, Any], state: dict[str, Any]) -> str | None:
         self.round_trips += 1
         out = self.w.advance(msg)
         if out.get("done"):
             return None
-        return self.plans.begin(out["plan"], state) if "plan" in out else out["action"]
+        if "plan" in out:
+            return self.plans.begin(out["plan"], state, out.get("ends"))
+        return out["action"]
 
     def start(self, name: str, state: dict[str, Any]) -> str | None:
         self.plans.clear()
-        return self._reply({"op": "start", "name": name, "state": state}, state)
+        msg: dict[str, Any] = {"op": "start", "name": name, "state": state}
+        if self._ended is not None:
+            msg["close"], self._ended = self._ended, None
+        return self._reply(msg, state)
 
     def next(self, state: dict[str, Any]) -> str | None:
         msg: dict[str, Any] = {"op": "next", "state": state}
@@ -96,11 +102,17 @@ class InProcess:
             action = self.plans.after(state)
             if action is not None:
                 return action
-            msg["before"], msg["taken"] = self.plans.report()
+            ended = self.plans.ended
+            seen, msg["taken"] = self.plans.report()
+            if ended:
+                self._ended = seen
+                return None
+            msg["before"] = seen[:-1]
         return self._reply(msg, state)
 
     def stop(self) -> None:
         self.plans.clear()
+        self._ended = None
         self.round_trips += 1
         self.w.advance({"op": "stop"})
 

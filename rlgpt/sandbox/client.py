@@ -122,6 +122,8 @@ class MacroWorker:
         self.cpu_ns = 0  # CPU of its calls so far (0 where not measured)
         self.round_trips = 0  # start, next and stop calls
         self._plans = PlanStepper(skills)
+        self._ended: list[dict[str, Any]] | None = None  # a plan ended the last call: its
+        # states, for the view of its code, which waits to be closed
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
         self._limits = Limits(memory_mib, cpu_s, run_memory_mib)
         req_r, self._req_w = os.pipe()
@@ -292,7 +294,7 @@ class MacroWorker:
             return None
         if "plan" in reply and state is not None:
             try:
-                return self._plans.begin(reply["plan"], state)
+                return self._plans.begin(reply["plan"], state, reply.get("ends"))
             except BadPlan as exc:
                 if exc.kind == "invalid_action":
                     raise MacroError("invalid_action", exc.message) from None
@@ -303,9 +305,14 @@ class MacroWorker:
         return action
 
     def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
-        """Start coded action `name`; its first primitive action, or None if it finished."""
+        """Start coded action `name`; its first primitive action, or None if it finished. The
+        code of a call a plan ended is closed first."""
         self._plans.clear()
-        msg = {"op": "start", "name": name, "state": state_delta(state, self._sent, self._kept)}
+        msg: dict[str, Any] = {"op": "start", "name": name}
+        if self._ended is not None:  # the states in the order the worker's view takes them
+            msg["close"] = [state_delta(s, self._sent, self._kept) for s in self._ended]
+            self._ended = None
+        msg["state"] = state_delta(state, self._sent, self._kept)
         return (yield from self._advance(msg, state))
 
     def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
@@ -317,8 +324,12 @@ class MacroWorker:
             if action is not None:
                 self.steps += 1  # its CPU is charged per primitive step
                 return action
+            ended = self._plans.ended  # the action said this effect ends it: no "done" to hear
             seen, msg["taken"] = self._plans.report()
-            msg["before"] = [state_delta(s, self._sent, self._kept) for s in seen]
+            if ended:
+                self._ended = seen
+                return None
+            msg["before"] = [state_delta(s, self._sent, self._kept) for s in seen[:-1]]
         msg["state"] = state_delta(state, self._sent, self._kept)
         return (yield from self._advance(msg, state))
 
@@ -332,6 +343,7 @@ class MacroWorker:
         """Close the running coded action (its `finally` runs now, under the time limit),
         yielding the reply pipe it waits on, as a start or a next does."""
         self._plans.clear()
+        self._ended = None  # a stop closes whatever code waits
         yield from self._advance({"op": "stop"})
 
     def stop(self) -> None:

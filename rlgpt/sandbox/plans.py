@@ -21,7 +21,13 @@ beyond its drift, or that left a hostile within reach (its `PlanChecks`): a work
 expectations, never remove one. Budgets, the runtime's unsafe-step check, validation's
 judgement and the CPU limits see one primitive step at a time, as before.
 
-Both sides use this module: the worker encodes what its actions yield (`encode`, after
+A plan may also say that an achievement's rise ends the call (`ends`): for an action's last
+act ("do" at a tree, "make_wood_pickaxe"), after which its code would only see the effect and
+return. The host ends the call right after the step that raised it, without the round trip
+that would only have heard "done"; the action's suspended code is closed (its `finally` run)
+at the worker's next request.
+
+Both sides use this module: the worker encodes what its actions yield (`reply`, after
 `problem` found nothing wrong), and the host parses a worker's plan as hostile bytes (`parse`):
 its length bounded, every field typed and bounded, unknown fields refused, so a plan can make
 the host do no more work than the steps it holds. Standard library only (it runs in the
@@ -57,10 +63,11 @@ class Plan:
     Made by a world's skill API (`plan(view, actions)`), which predicts each step's
     expectation from the view. Opaque to the action: `len(plan)` is all it reads."""
 
-    __slots__ = ("_steps",)
+    __slots__ = ("_ends", "_steps")
 
-    def __init__(self, steps: Iterable[Step]) -> None:
+    def __init__(self, steps: Iterable[Step], ends: str | None = None) -> None:
         self._steps = tuple(itertools.islice(steps, MAX_STEPS + 1))
+        self._ends = ends
 
     def __len__(self) -> int:
         return len(self._steps)
@@ -76,13 +83,14 @@ def steps_of(plan: Plan) -> tuple[Step, ...]:
 
 def predict(
     actions: Iterable[Any], facing: Cell, moves: Mapping[str, Cell],
-    free: Callable[[int, int], bool], holds: tuple[str, ...] = (),
+    free: Callable[[int, int], bool], holds: tuple[str, ...] = (), ends: str | None = None,
 ) -> Plan:  # fmt: skip
     """The plan of `actions` (at most MAX_STEPS + 1 are read) expecting what a map predicts
     now: a move (`moves`: its name -> its direction) onto a cell where `free(dx, dy)` (cells
     relative to the player's at the start) takes the player there and faces it that way, and
     the step before it must leave that cell free; a move elsewhere only turns the player; any
-    other action leaves the player where it is. Every step requires `holds`."""
+    other action leaves the player where it is. Every step requires `holds`; the call ends
+    after the step that raises achievement `ends`, if one does."""
     x, y = 0, 0
     steps: list[Step] = []
     for action in itertools.islice(actions, MAX_STEPS + 1):
@@ -94,7 +102,7 @@ def predict(
                     steps[-1] = steps[-1]._replace(free=d)
                 x, y = x + d[0], y + d[1]
         steps.append(Step(action, (x, y), facing, None, holds))
-    return Plan(steps)
+    return Plan(steps, ends)
 
 
 def free_stretch(path: list[Cell], free: Callable[[int, int], bool]) -> int:
@@ -145,10 +153,12 @@ def problem(plan: Plan, primitives: frozenset[str]) -> str | None:
     return None
 
 
-def encode(plan: Plan) -> list[list[Any]]:
-    """The wire form of a plan the worker checked: [action, at, facing, free, holds] a step."""
-    return [[s.action, _pair(s.at), _pair(s.facing), _pair(s.free), list(s.holds)]
-            for s in steps_of(plan)]  # fmt: skip
+def reply(plan: Plan) -> dict[str, Any]:
+    """The worker's reply with a plan it checked: {"plan": [[action, at, facing, free, holds]
+    a step], and "ends": the achievement that ends the call, if the plan says one}."""
+    steps = [[s.action, _pair(s.at), _pair(s.facing), _pair(s.free), list(s.holds)]
+             for s in steps_of(plan)]  # fmt: skip
+    return {"plan": steps} if plan._ends is None else {"plan": steps, "ends": plan._ends}
 
 
 def _pair(cell: Cell | None) -> list[int] | None:
@@ -169,6 +179,16 @@ def parse(raw: Any, primitives: frozenset[str], conditions: frozenset[str]) -> t
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_STEPS:
         raise BadPlan("crash", f"a plan that is not a list of 1 to {MAX_STEPS} steps")
     return tuple(_step(item, primitives, conditions) for item in raw)
+
+
+def parse_ends(raw: Any) -> str | None:
+    """The achievement whose rise ends the call (None: none), as a worker sent it: a name,
+    else BadPlan (one the game does not have never rises)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or len(raw) > 64:
+        raise BadPlan("crash", "a plan whose end is not an achievement's name")
+    return raw
 
 
 def _step(item: Any, primitives: frozenset[str], conditions: frozenset[str]) -> Step:

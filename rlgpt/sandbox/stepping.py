@@ -11,6 +11,10 @@ remain. Otherwise the runner wakes the worker with `report()`: the states of the
 steps, to reach the action's view in order, and how many steps were taken, which the action's
 `yield` returns.
 
+A plan that names an achievement as its end (`ends`) ends the call right after the step that
+raised it (`ended`): the runner answers "done" without waking the worker, and closes the
+action's suspended code at its next request, its view given the plan's states first.
+
 A world's skill package that has no `PlanChecks` is a world that checks nothing: its plans are
 cut after their first step, so they cost what single actions cost and are never trusted
 blindly.
@@ -21,7 +25,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-from rlgpt.sandbox.plans import Step, parse
+from rlgpt.sandbox.plans import Step, parse, parse_ends
 from rlgpt.worlds.base import SkillPackage
 
 State = dict[str, Any]
@@ -54,6 +58,9 @@ class PlanStepper:
         self._steps: tuple[Step, ...] = ()
         self._taken = 0
         self._seen: list[State] = []
+        self._ends: str | None = None  # the achievement whose rise ends the call
+        self._base = 0  # its count when the plan began
+        self.ended = False  # the plan ended the call: no worker to wake
         self.planned = 0  # steps handed out without waking the worker (for benchmarks)
 
     @property
@@ -61,11 +68,15 @@ class PlanStepper:
         """A plan is under way: the worker waits for how it went."""
         return bool(self._steps)
 
-    def begin(self, raw: Any, state: State) -> str:
-        """A worker answered with plan `raw` (untrusted) to `state`: its first action. Raises
-        rlgpt.sandbox.plans.BadPlan when the plan is not one."""
+    def begin(self, raw: Any, state: State, ends: Any = None) -> str:
+        """A worker answered with plan `raw` (untrusted), ending the call when achievement
+        `ends` rises, to `state`: its first action. Raises rlgpt.sandbox.plans.BadPlan when the
+        plan is not one."""
         self.clear()
+        achievements = state.get("achievements", {})
         self._steps = parse(raw, self._primitives, self._conditions)
+        self._ends = parse_ends(ends)
+        self._base = achievements.get(self._ends, 0) if self._ends is not None else 0
         self._taken = 1
         if self._checks is not None and len(self._steps) > 1:
             self._checks.begin(state)
@@ -73,8 +84,12 @@ class PlanStepper:
 
     def after(self, state: State) -> str | None:
         """`state`: the view state right after the plan's latest step. The plan's next action,
-        or None when the worker must be woken (`report()` says with what)."""
+        or None when the worker must be woken (`report()` says with what), or when the call
+        ended (`ended`)."""
         self._seen.append(state)
+        if self._ends is not None and state.get("achievements", {}).get(self._ends, 0) > self._base:
+            self.ended = True
+            return None
         step = self._steps[self._taken - 1]
         if self._taken >= len(self._steps) or self._checks is None:
             return None
@@ -85,12 +100,13 @@ class PlanStepper:
         return self._steps[self._taken - 1].action
 
     def report(self) -> tuple[list[State], int]:
-        """What the woken worker gets, and the plan ends: the states of the steps before the
-        last one taken (the last is the request's own state), and how many were taken."""
-        seen, taken = self._seen[:-1], self._taken
+        """What the woken worker gets, and the plan ends: the states of the steps taken, in
+        order (the last is the state the request carries), and how many were taken."""
+        seen, taken = self._seen, self._taken
         self.clear()
         return seen, taken
 
     def clear(self) -> None:
-        """No plan under way (a call starts, or is stopped)."""
+        """No plan under way (a call starts, ends, or is stopped)."""
         self._steps, self._taken, self._seen = (), 0, []
+        self._ends, self.ended = None, False

@@ -14,7 +14,11 @@ Requests and replies are JSON lines:
 A coded action that yields a plan (rlgpt/sandbox/plans.py) is answered {"plan": [...]}; the
 host takes its steps and then sends {"op": "next", "before": [{...}, ...], "taken": N,
 "state": {...}}: the states of the steps before the last (the view takes them in order), and
-how many steps were taken, which the action's `yield` returns.
+how many steps were taken, which the action's `yield` returns. A plan that names an
+achievement as its end ({"plan": [...], "ends": "collect_wood"}) may end the call on the host
+without a request; the host's next start then carries "close": [the plan's states], and the
+suspended code is closed first, its view given those states (its `finally` runs then, and
+an error there is that start's).
 
 Errors come back as {"error": KIND, "message": "..."} with KIND one of exception (the code
 raised), api_misuse (the skill API said how it was misused) or invalid_action (it yielded
@@ -193,15 +197,25 @@ class _Worker:
         if self._view is not None:
             self._view.update(self._state if switched else state)
 
+    def _stop(self, what: str) -> dict[str, Any]:
+        """Close the running action's code (its `finally` runs now): done, or what failed."""
+        gen, self._gen, self._planned = self._gen, None, 0
+        try:
+            if gen is not None:
+                gen.close()
+        except BaseException as exc:  # noqa: BLE001
+            return {"error": "exception", "message": f"while {what}: " + _describe(exc)}
+        return self._finished()
+
     def advance(self, msg: dict[str, Any]) -> dict[str, Any]:
         if msg["op"] == "stop":
-            gen, self._gen, self._planned = self._gen, None, 0
-            try:
-                if gen is not None:
-                    gen.close()
-            except BaseException as exc:  # noqa: BLE001
-                return {"error": "exception", "message": "while stopping: " + _describe(exc)}
-            return self._finished()
+            return self._stop("stopping")
+        if "close" in msg:  # the last call ended on the host (a plan's end): close its code,
+            for state in msg["close"]:  # its view given the plan's states first
+                self._update(state, False)
+            closed = self._stop("closing the call a plan ended")
+            if "error" in closed:
+                return closed
         if msg["op"] == "start":
             fn = self._fns.get(msg["name"])
             if fn is None:
@@ -244,7 +258,7 @@ class _Worker:
             self._planned = len(action)
             if self._now is not None:
                 self._now.acted()
-            return {"plan": plans.encode(action)}
+            return plans.reply(action)
         if not isinstance(action, str) or action not in self._primitives:
             where, self._gen = _line(self._gen), None
             message = _not_an_action(action, self._primitives) + where

@@ -53,13 +53,19 @@ def drive(
         while len(taken) < limit:
             act = gen.send(sent)
             sent = None
-            prim = stepper.begin(plans.encode(act), state) if isinstance(act, plans.Plan) else act
+            prim = act
+            if isinstance(act, plans.Plan):
+                reply = plans.reply(act)
+                prim = stepper.begin(reply["plan"], state, reply.get("ends"))
             while prim is not None and len(taken) < limit:
                 taken.append(prim)
                 _, _, _, _, info = env.step(index[prim])
                 state = env.view_state(info)
                 view.update(state)
                 prim = stepper.after(state) if stepper.active else None
+            if stepper.ended:  # the plan ended the call: its code is closed, as the host does
+                gen.close()
+                return taken, None
             if stepper.active:
                 sent = stepper.report()[1]
     except StopIteration as stop:

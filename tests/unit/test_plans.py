@@ -17,7 +17,7 @@ import pytest
 
 from rlgpt.errors import MacroError
 from rlgpt.sandbox import stepping
-from rlgpt.sandbox.plans import MAX_STEPS, BadPlan, Plan, Step, lost, parse, problem
+from rlgpt.sandbox.plans import MAX_STEPS, BadPlan, Plan, Step, lost, parse, parse_ends, problem
 from rlgpt.sandbox.pool import MacroPool
 from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds import get_world
@@ -174,6 +174,44 @@ def test_a_plan_cut_short_returns_how_many_steps_were_taken(make_worker):
     assert worker.round_trips == 1 + 1 + 2 + 1  # start, the cut, the noops, the end
 
 
+def test_a_plan_that_ends_the_call_needs_no_round_trip_to_hear_it_ended(make_worker):
+    """A tree in front: the plan's "do" raises collect_wood and the host ends the call there
+    (no "next" to hear "done"); the code after the yield never runs, and its `finally` runs
+    at the next start, whose error it is when it fails."""
+    act = _coded(
+        "chop",
+        "    try:\n        yield plan(view, ['do'], ends='collect_wood')\n"
+        "        yield 'noop'\n    finally:\n"
+        "        if view.inventory['wood'] > 0:\n            raise ValueError('closed')\n",
+    )
+    worker = make_worker([act])
+    env = grass_plain()
+    x, y = (int(v) for v in env.player.pos)
+    env.world[(x, y + 1)] = "tree"
+    env.player.facing = (0, 1)
+    info = env.refresh()
+    assert worker.start("chop", env.view_state(info, True)) == "do"
+    _, _, _, _, info = env.step(actions().index("do"))
+    assert info["achievements"]["collect_wood"] == 1
+    assert worker.next(env.view_state(info)) is None
+    assert worker.round_trips == 1
+    with pytest.raises(MacroError) as closed:
+        worker.start("chop", env.view_state(info, True))
+    assert closed.value.kind == "exception"
+    assert "while closing the call a plan ended: ValueError: closed" in closed.value.message
+    assert worker.start("chop", env.view_state(info, True)) == "do"  # nothing left to close
+
+
+def test_a_plan_whose_end_does_not_come_wakes_the_action(make_worker, local_state):
+    """Facing grass, "do" raises nothing: the plan ran out, and the action goes on."""
+    act = _coded("chop", "    yield plan(view, ['do'], ends='collect_wood')\n    yield 'noop'\n")
+    worker = make_worker([act])
+    state = local_state({}, achievements={"collect_wood": 0})
+    assert worker.start("chop", state) == "do"
+    assert worker.next(state) == "noop"
+    assert worker.next(state) is None
+
+
 def test_every_plan_step_is_checked_for_lava_and_the_budget_holds(make_worker):
     """A forged plan (the gate off: the worker writes it itself) of 64 moves into lava with
     no expectations at all: the runtime still refuses each move (a noop, the player alive),
@@ -214,6 +252,8 @@ def test_every_plan_step_is_checked_for_lava_and_the_budget_holds(make_worker):
         ("    yield plan(view, ['noop'] * 1_000_000)\n", "invalid_action", ("more than 64",)),
         ("    yield plan(view, ['noop'], ('asleep',))\n", "api_misuse", ("before_dawn",)),
         ("    yield plan(view, ['noop'], 'tired')\n", "api_misuse", ("a tuple",)),
+        ("    yield plan(view, ['do'], ends='colect_wood')\n", "api_misuse", ("'collect_wood'",)),
+        ("    yield plan(view, ['do'], ends=3)\n", "api_misuse", ("name of an achievement",)),
         ("    yield ['do', 'do']\n", "invalid_action", ("one action name at a time",)),
         ("    yield 'noop'\n    yield 'fly'\n", "invalid_action", ("(line 3 of act)",)),
     ],
@@ -271,6 +311,13 @@ def test_the_host_refuses_a_plan_that_is_not_one(raw, kind):
     with pytest.raises(BadPlan) as info:
         parse(raw, PRIMITIVES, CONDITIONS)
     assert info.value.kind == kind
+
+
+@pytest.mark.parametrize("ends", [3, ["collect_wood"], "x" * 65])
+def test_the_host_refuses_an_end_that_is_no_name(ends):
+    with pytest.raises(BadPlan) as info:
+        parse_ends(ends)
+    assert info.value.kind == "crash"
 
 
 def test_the_host_takes_a_well_formed_plan_as_typed_steps():

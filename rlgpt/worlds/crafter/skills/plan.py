@@ -18,7 +18,9 @@ HOSTILE = ("zombie", "skeleton")  # within reach when next to the player: they h
 _STATE_KEYS = ("local", "inventory", "achievements", "facing", "pos", "daylight")
 
 
-def plan(view: ObsView, actions: list[str], holds: tuple[str, ...] = ()) -> Plan:
+def plan(
+    view: ObsView, actions: list[str], holds: tuple[str, ...] = (), ends: str | None = None
+) -> Plan:  # fmt: skip
     """Several actions (at most 64) that the runtime takes in turn without running this code
     between them: `taken = yield plan(view, ["move_left", "move_left", "move_up"])`. Each
     step expects what the map predicts now: a move onto a free cell (walkable and empty, as seen or
@@ -29,7 +31,10 @@ def plan(view: ObsView, actions: list[str], holds: tuple[str, ...] = ()) -> Plan
     or health, or that left a zombie or skeleton next to the player; `taken` is the number of
     steps taken, and the view shows the state after the last. An achievement or an item
     gained does not stop it: plan the steps up to an effect, not past it. Use it for steps
-    computed at once (a path: follow_path does), not for steps that react to what happens."""
+    computed at once (a path: follow_path does), not for steps that react to what happens. With
+    `ends` (an achievement), the call ends right after the step that raises it, and this code
+    does not run again: for an action's last act, after which it would return (`yield
+    plan(view, ["do"], ends="collect_wood")`)."""
     names = tuple(itertools.islice(holds, MAX_HOLDS + 1)) if not isinstance(holds, str) else ()
     if (
         len(names) > MAX_HOLDS
@@ -38,7 +43,12 @@ def plan(view: ObsView, actions: list[str], holds: tuple[str, ...] = ()) -> Plan
     ):
         raise SkillAPIError(f"holds takes a tuple of at most {MAX_HOLDS} of these names: "
                             + ", ".join(PLAN_CONDITIONS))  # fmt: skip
-    return predict(actions, view.facing, _DIRECTIONS, lambda x, y: _free(view, x, y), names)
+    if ends is not None and not isinstance(ends, str):
+        raise SkillAPIError("ends takes the name of an achievement, e.g. 'collect_wood'")
+    if ends is not None:
+        view.achievements[ends]  # an unknown name raises, saying which there are
+    free = lambda x, y: _free(view, x, y)  # noqa: E731
+    return predict(actions, view.facing, _DIRECTIONS, free, names, ends)
 
 
 def _free(view: ObsView, dx: int, dy: int) -> bool:
