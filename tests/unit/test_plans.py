@@ -212,6 +212,23 @@ def test_a_plan_whose_end_does_not_come_wakes_the_action(make_worker, local_stat
     assert worker.next(state) is None
 
 
+def test_a_call_of_plans_is_judged_by_its_primitive_steps():
+    """Plans of 64 noops for ever: the step budget ends the call at 80 primitive steps, it is
+    a dead loop (it changed nothing in its whole budget), and it cost three round trips."""
+    spin = _coded("wait", "    while True:\n        yield plan(view, ['noop'] * 64)\n")
+    env = grass_plain()
+    pool = MacroPool([spin], CRAFTER_SKILLS, isolation="bwrap")
+    wrapped = wrap(env, ["wait"], pool, step_budget=80)
+    try:
+        wrapped.reset(seed=3)
+        *_, info = wrapped.step(wrapped.index_of("wait"))
+        trips = pool._workers["wait"].round_trips
+    finally:
+        wrapped.close()
+    assert info["primitive_steps"] == 80 and info["dead_loop"] is True
+    assert trips == 3  # start, the second plan, the stop at the budget
+
+
 def test_every_plan_step_is_checked_for_lava_and_the_budget_holds(make_worker):
     """A forged plan (the gate off: the worker writes it itself) of 64 moves into lava with
     no expectations at all: the runtime still refuses each move (a noop, the player alive),
