@@ -274,11 +274,11 @@ def _count_calls(calls: list[int]) -> None:
         setattr(InProcess, name, counted)
     waits = client.MacroWorker._call_waits
 
-    def counted_waits(self: Any, msg: dict[str, Any], *args: Any) -> Any:
+    def counted_waits(self: Any, msg: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         calls[0] += msg.get("op") != "load"
-        return (yield from waits(self, msg, *args))
+        return (yield from waits(self, msg, *args, **kwargs))
 
-    client.MacroWorker._call_waits = counted_waits  # type: ignore[method-assign,assignment]
+    client.MacroWorker._call_waits = counted_waits  # type: ignore[method-assign]
 
 
 def _together(kind: str, n: int, samples: int, seed: int) -> dict[str, float]:

@@ -354,10 +354,14 @@ class MacroWorker:
         return self._proc.poll() is None
 
     def close(self) -> None:
-        """Kill the worker's whole process group and release the pipes."""
+        """Kill the worker's whole process group and release the pipes. The process itself
+        too: right after its start (a pool whose start failed closes it at once) the launcher
+        may not lead its group yet, and a group kill alone would miss it, and wait for good."""
         if self._proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                self._proc.kill()
         self._proc.wait()
         for fd in (self._req_w, self._rep_r):
             with contextlib.suppress(OSError):

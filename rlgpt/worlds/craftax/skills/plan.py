@@ -15,8 +15,9 @@ from .view import HOSTILE, MOVES, WALKABLE, ObsView, SkillAPIError
 
 _DIRECTIONS = {name: d for d, name in MOVES.items()}
 # the window, the player and the floor: what the checks read (not the floor's memory)
-_STATE_KEYS = ("blocks", "items", "mobs", "inventory", "achievements", "facing", "pos",
-               "floor", "kills", "daylight", "sleeping")  # fmt: skip
+_STATE_KEYS = ("blocks", "items", "mobs", "facing", "pos", "floor", "kills", "daylight",
+               "sleeping")  # fmt: skip
+_ALL_KEYS = (*_STATE_KEYS, "inventory", "achievements")
 
 # What a plan step may require to hold after it (`holds`), read on the host's view; the
 # inventory and achievements when the plan began are the second argument.
@@ -72,8 +73,8 @@ def walk_steps(view: ObsView, path: list[tuple[int, int]]) -> int:
     return free_stretch(path, lambda x, y: _free(view, x, y))
 
 
-def _defeats(view: ObsView) -> int:
-    return sum(n for name, n in view.achievements.items() if name.startswith("defeat_"))
+def _defeats(achievements: dict[str, int]) -> int:
+    return sum(n for name, n in achievements.items() if name.startswith("defeat_"))
 
 
 class PlanChecks:
@@ -91,22 +92,23 @@ class PlanChecks:
         self._before: dict[str, int] = {}
         self._begun: Begun = {"inventory": {}, "achievements": {}}
 
-    def _take(self, state: dict[str, Any]) -> None:
-        self._view.update({k: state[k] for k in _STATE_KEYS if k in state})
+    def _take(self, state: dict[str, Any], keys: tuple[str, ...] = _STATE_KEYS) -> None:
+        self._view.update({k: state[k] for k in keys if k in state})
 
     def begin(self, state: dict[str, Any]) -> None:
-        self._take(state)
+        self._take(state, _ALL_KEYS)
         view = self._view
-        self._origin, self._floor, self._defeats = view.position, view.floor, _defeats(view)
+        self._origin, self._floor = view.position, view.floor
+        self._defeats = _defeats(state.get("achievements", {}))
         self._before = dict(view.inventory)
         self._begun = {"inventory": self._before, "achievements": dict(view.achievements)}
 
     def met(self, step: Step, state: dict[str, Any]) -> bool:
-        self._take(state)
+        self._take(state, _ALL_KEYS if step.holds else _STATE_KEYS)
         view, before = self._view, self._before
         self._before = after = state.get("inventory", before)
         x, y = view.position
-        if view.floor != self._floor or _defeats(view) != self._defeats:
+        if view.floor != self._floor or _defeats(state.get("achievements", {})) != self._defeats:
             return False
         if step.at is not None and (x - self._origin[0], y - self._origin[1]) != step.at:
             return False

@@ -15,7 +15,10 @@ from .view import MOVES, WALKABLE, ObsView, SkillAPIError
 
 _DIRECTIONS = {name: d for d, name in MOVES.items()}
 HOSTILE = ("zombie", "skeleton")  # within reach when next to the player: they hit there
-_STATE_KEYS = ("local", "inventory", "achievements", "facing", "pos", "daylight")
+# what the checks read of a state (the inventory is read from the state itself); the rest only
+# for a step that names conditions
+_STATE_KEYS = ("local", "facing", "pos", "daylight")
+_ALL_KEYS = (*_STATE_KEYS, "inventory", "achievements")
 
 
 def plan(
@@ -98,17 +101,17 @@ class PlanChecks:
         self._before: dict[str, int] = {}
         self._begun: Begun = {"inventory": {}, "achievements": {}}
 
-    def _take(self, state: dict[str, Any]) -> None:
-        self._view.update({k: state[k] for k in _STATE_KEYS if k in state})
+    def _take(self, state: dict[str, Any], keys: tuple[str, ...] = _STATE_KEYS) -> None:
+        self._view.update({k: state[k] for k in keys if k in state})
 
     def begin(self, state: dict[str, Any]) -> None:
-        self._take(state)
+        self._take(state, _ALL_KEYS)
         self._origin = self._view.position
         self._before = dict(self._view.inventory)
         self._begun = {"inventory": self._before, "achievements": dict(self._view.achievements)}
 
     def met(self, step: Step, state: dict[str, Any]) -> bool:
-        self._take(state)
+        self._take(state, _ALL_KEYS if step.holds else _STATE_KEYS)
         view, before = self._view, self._before
         self._before = after = state.get("inventory", before)
         x, y = view.position
