@@ -14,8 +14,9 @@ round gives one paired cost, `1 - bubblewrap / in-process`; the figures are the 
 rounds' costs (a slow minute of this shared machine falls on one round, not on every figure)
 and, as before, the cost between each kind's best round. Each training also reports its CPU
 per sample (the training process in learn() plus its workers, from the OS): what decides
-samples/s on a machine full of runs, and its worker calls per sample (start and next: the same
-in every kind, as the dynamics are), so the boundary's CPU per call is printed too, beside its
+samples/s on a machine full of runs, and its worker round trips per sample (start, next and
+stop: the same in every kind, as the dynamics are; a plan's steps need none), so the
+boundary's CPU per round trip is printed too, beside its
 floor: requests recorded from real calls sent over pipes to a Python process that only answers,
 the host busy in between as in a training. Ends with one JSON line.
 """
@@ -39,6 +40,7 @@ from rlgpt.messages import RewardTerm, RLConfig
 from rlgpt.rl import envs
 from rlgpt.rl.train import train
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.stepping import PlanStepper
 from rlgpt.sandbox.validate import validate_action
 from rlgpt.sandbox.worker import _Worker
 from rlgpt.worlds import get_world
@@ -68,24 +70,51 @@ while True:
 
 
 class InProcess:
-    """The worker's logic without the process (benchmark baseline only)."""
+    """The worker's logic without the process (benchmark baseline only); its plans are
+    stepped by the host's own stepper, as a sandboxed worker's are."""
 
     def __init__(self, coded: list[Any]) -> None:
         self.w = _Worker()
         self.w.load({"api": SKILLS.api, "view": SKILLS.view, "primitives": actions(),
                      "actions": {c.name: c.source for c in coded}})  # fmt: skip
+        self.plans = PlanStepper(SKILLS)
+        self.round_trips = 0
+        self._ended: list[dict[str, Any]] | None = None
 
-    def _reply(self, msg: dict[str, Any]) -> str | None:
+    def _reply(self, msg: dict[str, Any], state: dict[str, Any]) -> str | None:
+        self.round_trips += 1
         out = self.w.advance(msg)
-        return None if out.get("done") else out["action"]
+        if out.get("done"):
+            return None
+        if "plan" in out:
+            return self.plans.begin(out["plan"], state, out.get("ends"))
+        return out["action"]
 
     def start(self, name: str, state: dict[str, Any]) -> str | None:
-        return self._reply({"op": "start", "name": name, "state": state})
+        self.plans.clear()
+        msg: dict[str, Any] = {"op": "start", "name": name, "state": state}
+        if self._ended is not None:
+            msg["close"], self._ended = self._ended, None
+        return self._reply(msg, state)
 
     def next(self, state: dict[str, Any]) -> str | None:
-        return self._reply({"op": "next", "state": state})
+        msg: dict[str, Any] = {"op": "next", "state": state}
+        if self.plans.active:
+            action = self.plans.after(state)
+            if action is not None:
+                return action
+            ended = self.plans.ended
+            seen, msg["taken"] = self.plans.report()
+            if ended:
+                self._ended = seen
+                return None
+            msg["before"] = seen[:-1]
+        return self._reply(msg, state)
 
     def stop(self) -> None:
+        self.plans.clear()
+        self._ended = None
+        self.round_trips += 1
         self.w.advance({"op": "stop"})
 
     def close(self) -> None:
@@ -191,7 +220,7 @@ def _training(
     from rlgpt.sandbox import pool
 
     cpu = {"host": 0.0, "workers": 0.0}
-    calls = [0]  # start and next, of every kind (a stop is not counted)
+    calls = [0]  # round trips (start, next, stop), of every kind
     marks: dict[int, float] = {}
     for algo in (MaskablePPO, PPO):
         learn = algo.learn
@@ -231,11 +260,11 @@ def _training(
 
 
 def _count_calls(calls: list[int]) -> None:
-    """Count each start and next, in-process and in a worker alike (each kind gets the same
-    one frame more per call)."""
+    """Count each round trip (start, next, stop: a plan's steps need none), in-process and in
+    a worker alike (each kind gets the same one frame more per call)."""
     from rlgpt.sandbox import client
 
-    for name in ("start", "next"):
+    for name in ("_reply", "stop"):
         plain = getattr(InProcess, name)
 
         def counted(self: Any, *args: Any, _plain: Any = plain) -> Any:
@@ -243,14 +272,13 @@ def _count_calls(calls: list[int]) -> None:
             return _plain(self, *args)
 
         setattr(InProcess, name, counted)
-    for name in ("start_waits", "next_waits"):
-        waits = getattr(client.MacroWorker, name)
+    waits = client.MacroWorker._call_waits
 
-        def counted_waits(self: Any, *args: Any, _waits: Any = waits) -> Any:
-            calls[0] += 1
-            return (yield from _waits(self, *args))
+    def counted_waits(self: Any, msg: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        calls[0] += msg.get("op") != "load"
+        return (yield from waits(self, msg, *args, **kwargs))
 
-        setattr(client.MacroWorker, name, counted_waits)
+    client.MacroWorker._call_waits = counted_waits  # type: ignore[method-assign]
 
 
 def _together(kind: str, n: int, samples: int, seed: int) -> dict[str, float]:

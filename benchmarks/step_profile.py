@@ -27,7 +27,10 @@ workers' CPU time is read from the OS:
   waiting         wall time in which the training process ran nothing: waiting for a worker's
                   answer, or for a core (on a busy machine)
 Figures are microseconds per primitive step (CPU time; `waiting` is wall time), and `startup_s`
-(envs, workers, model) is kept apart. With `--against DIR` the same profile runs, interleaved,
+(envs, workers, model) is kept apart. Round trips to the workers (start, next and stop calls)
+are counted per primitive step (`round_trips_per_step`) and per primitive step taken inside
+coded actions (`round_trips_per_macro_step`): a plan's steps (rlgpt/sandbox/plans.py) come
+without one. With `--against DIR` the same profile runs, interleaved,
 on another checkout of rlgpt (PYTHONPATH=DIR), e.g. the code before a change, and each part's
 ratio is printed: an A/B in one run. Medians over `--rounds`.
 
@@ -174,6 +177,27 @@ def _setup(task_kind: str, samples: int) -> tuple[Any, Any, list[Any], Any]:
     return task, cfg, coded, params
 
 
+def _count_trips(counts: dict[str, int]) -> None:
+    """Count the workers' round trips (every request but a load) and the primitive steps of
+    coded actions' calls, the same way in any checkout of rlgpt."""
+    from rlgpt.sandbox import client
+    from rlgpt.skills import runtime
+
+    call, run = client.MacroWorker._call_waits, runtime.MacroActionWrapper._run_macro
+
+    def counted_call(self: Any, msg: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        counts["round_trips"] += msg.get("op") != "load"
+        return (yield from call(self, msg, *args, **kwargs))
+
+    def counted_run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = yield from run(self, *args, **kwargs)
+        counts["macro_steps"] += int(out[4].get("primitive_steps", 0))
+        return out
+
+    client.MacroWorker._call_waits = counted_call  # type: ignore[method-assign]
+    runtime.MacroActionWrapper._run_macro = counted_run  # type: ignore[method-assign]
+
+
 def _instrument(clock: Clock, workers_cpu: Callable[[str, Any], None]) -> None:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -257,6 +281,8 @@ def _child(task_kind: str, samples: int, seed: int) -> dict[str, Any]:
         elif id(pool) in marks:
             cpu["worker"] += max(0.0, _cpu_of(pool) - marks.pop(id(pool)))
 
+    counts = {"round_trips": 0, "macro_steps": 0}
+    _count_trips(counts)
     _instrument(clock, workers_cpu)
     task, cfg, coded, params = _setup(task_kind, samples)
     with tempfile.TemporaryDirectory() as out:
@@ -275,6 +301,8 @@ def _child(task_kind: str, samples: int, seed: int) -> dict[str, Any]:
         "samples": n, "decisions": res.decisions, "wall_s": wall, "learn_s": res.wall_s,
         "samples_per_s": res.samples_per_s, "startup_s": startup,
         "us_per_step": {p: v / n * 1e6 for p, v in parts.items()},
+        "round_trips_per_step": counts["round_trips"] / n,
+        "round_trips_per_macro_step": counts["round_trips"] / max(counts["macro_steps"], 1),
     }  # fmt: skip
 
 
@@ -308,6 +336,8 @@ def _summary(runs: list[list[dict[str, Any]]]) -> dict[str, Any]:
             "startup_s": sum(r["startup_s"] for r in group) / k,
             "us_per_step": steps,
             "us_per_step_total": sum(1e6 / r["samples_per_s"] for r in group) / k,
+            "round_trips_per_step": sum(r["round_trips_per_step"] for r in group) / k,
+            "round_trips_per_macro_step": sum(r["round_trips_per_macro_step"] for r in group) / k,
         })  # fmt: skip
     med = statistics.median
     return {
@@ -315,6 +345,10 @@ def _summary(runs: list[list[dict[str, Any]]]) -> dict[str, Any]:
         "us_per_step_total": round(med(r["us_per_step_total"] for r in per_round), 1),
         "startup_s": round(med(r["startup_s"] for r in per_round), 2),
         "us_per_step": {p: round(med(r["us_per_step"][p] for r in per_round), 1) for p in PARTS},
+        "round_trips_per_step": round(med(r["round_trips_per_step"] for r in per_round), 3),
+        "round_trips_per_macro_step": round(
+            med(r["round_trips_per_macro_step"] for r in per_round), 3
+        ),
     }
 
 
@@ -329,6 +363,8 @@ def _print(key: str, res: dict[str, Any], base: dict[str, Any] | None) -> None:
         if base:
             line += f"   against {base['us_per_step'][p]:8.1f} us"
         print(line)
+    for k in ("round_trips_per_step", "round_trips_per_macro_step"):
+        print(f"    {k:<27}{res[k]:6.3f}" + (f"   against {base[k]:6.3f}" if base else ""))
 
 
 def main() -> None:

@@ -30,7 +30,9 @@ from rlgpt.sandbox.pipes import (
     read_line,
     write_all,
 )
+from rlgpt.sandbox.plans import BadPlan
 from rlgpt.sandbox.seccomp import filter_fd
+from rlgpt.sandbox.stepping import PlanStepper
 from rlgpt.sandbox.wire import Replies, encode
 from rlgpt.textsafe import printable
 from rlgpt.worlds.base import SkillPackage
@@ -100,8 +102,13 @@ class MacroWorker:
     raised. Where its CPU is measured (its cgroup, else its process tree: rlgpt/sandbox/
     limits.py), a worker that uses CPU between calls (a process it left running) or more than
     `step_cpu_ms` per step, from its first step on and beyond a one-off BURST_CPU_NS, is
-    killed with a MacroError of kind "cpu". `gate=False` (tests of the OS layer alone) runs
-    the code unchecked with the real builtins.
+    killed with a MacroError of kind "cpu" (a plan's steps count as steps). `gate=False`
+    (tests of the OS layer alone) runs the code unchecked with the real builtins.
+
+    A coded action may answer with a plan of several steps (rlgpt/sandbox/plans.py): `next`
+    then hands out its steps without a round trip while each meets its expectation
+    (rlgpt/sandbox/stepping.py). `round_trips` counts the calls (start, next, stop) and
+    `planned` the steps handed out without one.
     """
 
     def __init__(
@@ -121,6 +128,10 @@ class MacroWorker:
         self._over = [0, 0, 0]  # CPU beyond the allowance (ns), and the steps and CPU since 0
         self.cpu_ns = 0  # CPU of its calls so far (0 where not measured)
         self.reply_s = 0.0  # wall time from each request (but the load) to its reply
+        self.round_trips = 0  # start, next and stop calls
+        self._plans = PlanStepper(skills)
+        self._ended: list[dict[str, Any]] | None = None  # a plan ended the last call: its
+        # states, for the view of its code, which waits to be closed
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
         self._limits = Limits(memory_mib, cpu_s, run_memory_mib)
         req_r, self._req_w = os.pipe()
@@ -195,6 +206,7 @@ class MacroWorker:
         bytes is a MacroError, never another exception."""
         if msg["op"] != "load":  # starting up costs CPU; after that, between calls, none
             self.check_idle()
+            self.round_trips += 1
         limit = timeout_s if timeout_s is not None else self.timeout_s
         start = time.monotonic()
         end = start + limit if self.deadline is None else min(start + limit, self.deadline)
@@ -280,7 +292,25 @@ class MacroWorker:
                              f"({self.step_cpu_why}; beyond a one-off "
                              f"{BURST_CPU_NS / 1e9:g} s); killed")  # fmt: skip
 
-    def _advance(self, msg: dict[str, Any]) -> Waits[str | None]:
+    def _planned_step(self) -> None:
+        """A plan's step handed out without a round trip: a step, whose allowance pays back
+        CPU the call that made the plan used beyond its own."""
+        self.steps += 1
+        if self.step_cpu_ms is None or self._over[0] <= 0:
+            return
+        over = self._over[0] - int(self.step_cpu_ms * 1e6)
+        self._over = [over, self._over[1] + 1, self._over[2]] if over > 0 else [0, 0, 0]
+
+    @property
+    def planned(self) -> int:
+        """Steps of plans handed out without a round trip."""
+        return self._plans.planned
+
+    def _advance(
+        self, msg: dict[str, Any], state: dict[str, Any] | None = None
+    ) -> Waits[str | None]:  # fmt: skip
+        """Send `msg` (whose view state is `state`); the action, None when done. A plan's
+        first action, when the answer is a plan: the others come from `next`."""
         reply = yield from self._call_waits(msg)
         if "error" in reply:
             kind, message = reply["error"], reply.get("message", "")
@@ -289,20 +319,46 @@ class MacroWorker:
             raise MacroError(kind, _text(message))
         if reply.get("done") is True:
             return None
+        if "plan" in reply and state is not None:
+            try:
+                return self._plans.begin(reply["plan"], state, reply.get("ends"))
+            except BadPlan as exc:
+                if exc.kind == "invalid_action":
+                    raise MacroError("invalid_action", exc.message) from None
+                raise self._fail("crash", f"{exc.message} (protocol broken)") from None
         action = reply.get("action")
         if not isinstance(action, str) or action not in self._primitives:
             raise MacroError("invalid_action", f"unknown action {_text(repr(action))[:40]}")
         return action
 
     def start_waits(self, name: str, state: dict[str, Any]) -> Waits[str | None]:
-        """Start coded action `name`; its first primitive action, or None if it finished."""
-        msg = {"op": "start", "name": name, "state": state_delta(state, self._sent, self._kept)}
-        return (yield from self._advance(msg))
+        """Start coded action `name`; its first primitive action, or None if it finished. The
+        code of a call a plan ended is closed first."""
+        self._plans.clear()
+        msg: dict[str, Any] = {"op": "start", "name": name}
+        if self._ended is not None:  # the states in the order the worker's view takes them
+            msg["close"] = [state_delta(s, self._sent, self._kept) for s in self._ended]
+            self._ended = None
+        msg["state"] = state_delta(state, self._sent, self._kept)
+        return (yield from self._advance(msg, state))
 
     def next_waits(self, state: dict[str, Any]) -> Waits[str | None]:
-        """The next primitive action of the running coded action, or None when done."""
-        msg = {"op": "next", "state": state_delta(state, self._sent, self._kept)}
-        return (yield from self._advance(msg))
+        """The next primitive action of the running coded action, or None when done: the next
+        step of its plan without a round trip when the last one went as expected."""
+        msg: dict[str, Any] = {"op": "next"}
+        if self._plans.active:
+            action = self._plans.after(state)
+            if action is not None:
+                self._planned_step()  # its CPU is charged per primitive step
+                return action
+            ended = self._plans.ended  # the action said this effect ends it: no "done" to hear
+            seen, msg["taken"] = self._plans.report()
+            if ended:
+                self._ended = seen
+                return None
+            msg["before"] = [state_delta(s, self._sent, self._kept) for s in seen[:-1]]
+        msg["state"] = state_delta(state, self._sent, self._kept)
+        return (yield from self._advance(msg, state))
 
     def start(self, name: str, state: dict[str, Any]) -> str | None:
         return drive(self.start_waits(name, state))
@@ -313,6 +369,8 @@ class MacroWorker:
     def stop_waits(self) -> Waits[None]:
         """Close the running coded action (its `finally` runs now, under the time limit),
         yielding the reply pipe it waits on, as a start or a next does."""
+        self._plans.clear()
+        self._ended = None  # a stop closes whatever code waits
         yield from self._advance({"op": "stop"})
 
     def stop(self) -> None:
@@ -323,10 +381,14 @@ class MacroWorker:
         return self._proc.poll() is None
 
     def close(self) -> None:
-        """Kill the worker's whole process group and release the pipes."""
+        """Kill the worker's whole process group and release the pipes. The process itself
+        too: right after its start (a pool whose start failed closes it at once) the launcher
+        may not lead its group yet, and a group kill alone would miss it, and wait for good."""
         if self._proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                self._proc.kill()
         self._proc.wait()
         for fd in (self._req_w, self._rep_r):
             with contextlib.suppress(OSError):

@@ -11,6 +11,15 @@ Requests and replies are JSON lines:
   {"op": "next", "state": {...}}                                      -> {"done": true}
   {"op": "stop"}  (close the running action: its `finally` runs now)  -> {"done": true}
 
+A coded action that yields a plan (rlgpt/sandbox/plans.py) is answered {"plan": [...]}; the
+host takes its steps and then sends {"op": "next", "before": [{...}, ...], "taken": N,
+"state": {...}}: the states of the steps before the last (the view takes them in order), and
+how many steps were taken, which the action's `yield` returns. A plan that names an
+achievement as its end ({"plan": [...], "ends": "collect_wood"}) may end the call on the host
+without a request; the host's next start then carries "close": [the plan's states], and the
+suspended code is closed first, its view given those states (its `finally` runs then, and
+an error there is that start's).
+
 Errors come back as {"error": KIND, "message": "..."} with KIND one of exception (the code
 raised), api_misuse (the skill API said how it was misused) or invalid_action (it yielded
 something that is not an action name); the host decides what they mean.
@@ -38,6 +47,7 @@ from collections.abc import Generator, Iterator
 from types import GeneratorType, MappingProxyType
 from typing import Any
 
+from rlgpt.sandbox import plans
 from rlgpt.sandbox.driven import SkillCalls, add_yield_from
 from rlgpt.sandbox.sealed import member, seal, seal_api, view_proxy
 from rlgpt.sandbox.wire import Replies
@@ -132,6 +142,7 @@ class _Worker:
         self._gen: Generator[Any, None, Any] | None = None
         self._view: Any = None
         self._primitives: frozenset[str] = frozenset()
+        self._planned = 0  # steps of the plan the running action yielded last (0: an action)
 
     @property
     def primitives(self) -> frozenset[str]:
@@ -186,15 +197,25 @@ class _Worker:
         if self._view is not None:
             self._view.update(self._state if switched else state)
 
+    def _stop(self, what: str) -> dict[str, Any]:
+        """Close the running action's code (its `finally` runs now): done, or what failed."""
+        gen, self._gen, self._planned = self._gen, None, 0
+        try:
+            if gen is not None:
+                gen.close()
+        except BaseException as exc:  # noqa: BLE001
+            return {"error": "exception", "message": f"while {what}: " + _describe(exc)}
+        return self._finished()
+
     def advance(self, msg: dict[str, Any]) -> dict[str, Any]:
         if msg["op"] == "stop":
-            gen, self._gen = self._gen, None
-            try:
-                if gen is not None:
-                    gen.close()
-            except BaseException as exc:  # noqa: BLE001
-                return {"error": "exception", "message": "while stopping: " + _describe(exc)}
-            return self._finished()
+            return self._stop("stopping")
+        if "close" in msg:  # the last call ended on the host (a plan's end): close its code,
+            for state in msg["close"]:  # its view given the plan's states first
+                self._update(state, False)
+            closed = self._stop("closing the call a plan ended")
+            if "error" in closed:
+                return closed
         if msg["op"] == "start":
             fn = self._fns.get(msg["name"])
             if fn is None:
@@ -209,11 +230,19 @@ class _Worker:
             except BaseException as exc:  # noqa: BLE001 - e.g. called with the wrong arguments
                 return {"error": "exception", "message": _describe(exc)}
         else:
+            for state in msg.get("before", ()):  # a plan's steps before the last, in order
+                self._update(state, False)
             self._update(msg["state"], False)
         if self._gen is None:
             return {"error": "crash", "message": "no coded action is running"}
+        sent = None  # what the action's `yield` returns: a plan's steps taken, else None
+        if msg["op"] == "next" and self._planned:
+            sent = msg.get("taken")
+            if type(sent) is not int or not 1 <= sent <= self._planned:
+                return {"error": "crash", "message": "a plan's outcome the host did not send"}
+        self._planned = 0
         try:
-            action = next(self._gen)
+            action = self._gen.send(sent)
         except StopIteration:
             self._gen = None
             return self._finished()
@@ -221,9 +250,19 @@ class _Worker:
             self._gen = None
             kind = "api_misuse" if isinstance(exc, self._api_error) else "exception"
             return {"error": kind, "message": _describe(exc)}
+        if isinstance(action, plans.Plan):
+            why = plans.problem(action, self._primitives)
+            if why is not None:
+                where, self._gen = _line(self._gen), None
+                return {"error": "invalid_action", "message": why + where}
+            self._planned = len(action)
+            if self._now is not None:
+                self._now.acted()
+            return plans.reply(action)
         if not isinstance(action, str) or action not in self._primitives:
-            self._gen = None
-            return {"error": "invalid_action", "message": _not_an_action(action, self._primitives)}
+            where, self._gen = _line(self._gen), None
+            message = _not_an_action(action, self._primitives) + where
+            return {"error": "invalid_action", "message": message}
         if self._now is not None:
             self._now.acted()
         return {"action": action}
@@ -255,6 +294,18 @@ def _not_an_action(value: Any, primitives: frozenset[str]) -> str:
     else:
         why = "only action names are actions"
     return f"yielded {shown} ({kind}), not an action name (a str): {why}"
+
+
+def _line(gen: Any) -> str:
+    """' (line N of name)': where in the coded action's own code the innermost suspended
+    `yield` is (through skills it drives with `yield from`), or '' when none is there."""
+    where, depth = "", 0
+    while isinstance(gen, GeneratorType) and depth < 200:
+        code, frame = gen.gi_code, gen.gi_frame
+        if frame is not None and code.co_filename.startswith("<"):
+            where = f" (line {frame.f_lineno} of {code.co_filename[1:-1]})"
+        gen, depth = gen.gi_yieldfrom, depth + 1
+    return where
 
 
 def _describe(exc: BaseException) -> str:

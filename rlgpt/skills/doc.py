@@ -71,7 +71,12 @@ def view_members(view: type) -> list[tuple[str, str, str]]:
 def api_reference(api: ModuleType, map_names: Iterable[str]) -> str:
     """The reference section of the coder prompts for skill API module `api`."""
     consts = constants(api)
-    lines = [_doc(api), "", "Type Action: a generator of action names; drive it with yield from."]
+    lines = [
+        _doc(api),
+        "",
+        "Type Action: a generator of action names (and plans of several);"
+        " drive it with yield from.",
+    ]
     lines += ["", "Functions:"]
     for name, fn in functions(api).items():
         lines.append(f"- {name}{signature(fn, constants=consts)}: {_doc(fn)}")

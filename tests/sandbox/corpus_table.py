@@ -26,7 +26,7 @@ CLASSES = {
     "CPU and processes": "double_fork fork_burner fork_loop fork_many slow_ threads_300",
     "memory, disk, files, output": (
         "alloc_8gib file_2gib forked_memory growing_list million_actions open_100k output_50mb "
-        "tmpfs_fill"
+        "plan_million tmpfs_fill"
     ),
     "kernel budgets (inotify, ptys)": "inotify_exhaust pty_exhaust",
     "host files, secrets, network, signals, uid": (
@@ -34,12 +34,14 @@ CLASSES = {
         "posix_kill ppid_environ proc1_environ read_environ read_secrets segfault setuid "
         "tcp_connect unix_socket"
     ),
-    "forged replies and protocol": "forged_deep forged_load forged_reply forged_unhashable",
+    "forged replies and protocol": (
+        "forged_deep forged_load forged_plan forged_reply forged_unhashable"
+    ),
     "hostile text": "fence_breaking forged_terminal surrogate_",
     "small leaks: /proc, exec, /proc/sys": "memfd_exec proc_host_paths proc_sys tmp_exec",
     "model mistakes": (
-        "extra_argument hallucinated nan_action none_action not_a_generator raise_error "
-        "reference_collect syntax_error unknown_action"
+        "extra_argument hallucinated nan_action none_action not_a_generator plan_invalid "
+        "raise_error reference_collect syntax_error unknown_action"
     ),
 }
 

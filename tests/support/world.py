@@ -1,11 +1,14 @@
 """A crafter world to test skills in: a plain of grass around the player with no creatures,
-the skill API's view of it, and a driver that steps a coded action's generator."""
+the skill API's view of it, and a driver that steps a coded action's generator (its plans as
+the host steps them: rlgpt/sandbox/stepping.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Generator
 from typing import Any
 
+from rlgpt.sandbox import plans
+from rlgpt.sandbox.stepping import PlanStepper
 from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.env import CrafterEnv
@@ -37,20 +40,53 @@ def view_of(env: CrafterEnv) -> ObsView:
 
 
 def drive(
-    env: CrafterEnv, view: ObsView, gen: Generator[str, None, Any], limit: int = 300
+    env: CrafterEnv, view: ObsView, gen: Generator[Any, Any, Any], limit: int = 300
 ) -> tuple[list[str], Any]:  # fmt: skip
-    """Step the env with what `gen` yields until it returns: (actions taken, its value)."""
+    """Step the env with what `gen` yields until it returns: (actions taken, its value). A
+    plan's steps are taken as the host takes them, and its `yield` gets how many were."""
     index = {a: i for i, a in enumerate(actions())}
     taken: list[str] = []
+    stepper = PlanStepper(CRAFTER_SKILLS)
+    state = env.view_state(env.last_info)
+    sent = None
     try:
         while len(taken) < limit:
-            act = next(gen)
-            taken.append(act)
-            _, _, _, _, info = env.step(index[act])
-            view.update(env.view_state(info))
+            act = gen.send(sent)
+            sent = None
+            prim = act
+            if isinstance(act, plans.Plan):
+                reply = plans.reply(act)
+                prim = stepper.begin(reply["plan"], state, reply.get("ends"))
+            while prim is not None and len(taken) < limit:
+                taken.append(prim)
+                _, _, _, _, info = env.step(index[prim])
+                state = env.view_state(info)
+                view.update(state)
+                prim = stepper.after(state) if stepper.active else None
+            if stepper.ended:  # the plan ended the call: its code is closed, as the host does
+                gen.close()
+                return taken, None
+            if stepper.active:
+                sent = stepper.report()[1]
     except StopIteration as stop:
         return taken, stop.value
     raise AssertionError(f"no end within {limit} steps: {taken[-10:]}")
+
+
+def one_at_a_time(gen: Generator[Any, Any, Any]) -> Generator[str, None, Any]:
+    """`gen`'s actions one step at a time, for tests that step the game themselves: each plan
+    is cut after its first step, as a host that checks nothing cuts it (its `yield` gets 1)."""
+    sent = None
+    while True:
+        try:
+            act = gen.send(sent)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(act, plans.Plan):
+            act, sent = plans.steps_of(act)[0].action, 1
+        else:
+            sent = None
+        yield act
 
 
 CRAFTER = get_world("crafter")

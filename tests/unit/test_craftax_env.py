@@ -26,6 +26,7 @@ from rlgpt.worlds.craftax import facts as F  # noqa: E402
 from rlgpt.worlds.craftax import game as G  # noqa: E402
 from rlgpt.worlds.craftax.env import CraftaxEnv  # noqa: E402
 from rlgpt.worlds.craftax.stage import Board  # noqa: E402
+from tests.support.world import one_at_a_time  # noqa: E402
 
 R = 4
 WORLD = get_world("craftax")
@@ -53,9 +54,10 @@ def _view(env: CraftaxEnv, info: dict[str, Any]) -> Any:
 
 
 def _drive(env: CraftaxEnv, view: Any, gen: Generator[str, None, Any], limit: int = 200) -> list:
-    """Step `env` with what a coded action yields (in process, as the runtime does)."""
+    """Step `env` with what a coded action yields (in process, as the runtime does; a plan
+    one step at a time)."""
     taken: list[str] = []
-    for act in gen:
+    for act in one_at_a_time(gen):
         taken.append(act)
         *_, info = env.step(A[act])
         view.update(env.view_state(info))

@@ -15,7 +15,7 @@ from rlgpt.worlds.crafter.skills import pen
 from rlgpt.worlds.crafter.skills.farm import _gather, grow_plant, sow
 from rlgpt.worlds.crafter.skills.pen import OPEN, pen_cells, pen_site, site_cost, wall_order
 from rlgpt.worlds.crafter.skills.view import ObsView
-from tests.support.world import drive, grass_plain, view_of
+from tests.support.world import drive, grass_plain, one_at_a_time, view_of
 
 CLOSED = ("tree", "water", "stone", "table")
 
@@ -286,7 +286,8 @@ def _play(env, stop: Callable[[list[str]], bool], limit: int) -> list[str]:
     """Step grow_plant (it never returns while it waits) until `stop(taken)` or `limit`."""
     env.refresh()
     view = view_of(env)
-    gen, index, taken = grow_plant(view), {a: i for i, a in enumerate(actions())}, []
+    gen, index = one_at_a_time(grow_plant(view)), {a: i for i, a in enumerate(actions())}
+    taken: list[str] = []
     while len(taken) < limit and not stop(taken):
         taken.append(next(gen))
         _, _, _, _, info = env.step(index[taken[-1]])
@@ -348,7 +349,8 @@ def test_where_no_creature_harms_a_plant_it_is_grown_in_the_open_without_a_pen(e
     view = ObsView(semantic_names(), game_data()["items"], achievements(), rules=PLANT_RULES)
     view.update(env.view_state(env.last_info, start=True))
     assert view.rules["plant_hurt_by"] == [] and view_of(env).rules["plant_hurt_by"]
-    index, gen, taken = {a: i for i, a in enumerate(actions())}, grow_plant(view), []
+    index, gen = {a: i for i, a in enumerate(actions())}, one_at_a_time(grow_plant(view))
+    taken: list[str] = []
     for _ in range(60):
         taken.append(next(gen))
         view.update(env.view_state(env.step(index[taken[-1]])[-1]))

@@ -8,7 +8,7 @@ import pytest
 from rlgpt.worlds.crafter.env import CrafterEnv
 from rlgpt.worlds.crafter.recipes import actions
 from rlgpt.worlds.crafter.skills.api import go_to, guard, keep_alive, route
-from tests.support.world import drive, grass_plain, view_of
+from tests.support.world import drive, grass_plain, one_at_a_time, view_of
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
     env.refresh()
     view = view_of(env)
     index = {a: i for i, a in enumerate(actions())}
-    gen = keep_alive(view)
+    gen = one_at_a_time(keep_alive(view))
     taken = []
     for _ in range(40):  # walk over, mine the room, step back, seal it
         act = next(gen)

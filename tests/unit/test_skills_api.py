@@ -15,6 +15,7 @@ from rlgpt.worlds.crafter.skills.api import (
     face_free,
     path_to,
 )
+from tests.support.world import one_at_a_time
 
 STEP = {name: d for d, name in MOVES.items()}
 
@@ -28,6 +29,7 @@ def view_of(state: dict) -> ObsView:
 def run_gen(gen, limit: int = 200):
     """All yields of a generator and its return value."""
     out = []
+    gen = one_at_a_time(gen)
     try:
         while len(out) < limit:
             out.append(next(gen))
@@ -71,7 +73,7 @@ class GridWorld:
 
     def drive(self, skill, local_state, *args, limit: int = 100):
         view = view_of(self.state(local_state))
-        gen = skill(view, *args)
+        gen = one_at_a_time(skill(view, *args))
         actions = []
         try:
             while len(actions) < limit:

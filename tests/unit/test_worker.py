@@ -278,3 +278,19 @@ def test_a_worker_starts_without_python_code_between_fork_and_exec(coded_action)
         assert worker.start("a", {"local": "00" * 81}) == "noop"
     finally:
         worker.close()
+
+
+@pytest.mark.parametrize("isolation", ["degraded", "bwrap"])
+def test_a_worker_closed_right_after_its_start_does_not_hold_the_host(coded_action, isolation):
+    """A pool whose start fails closes its workers at once, maybe before the launcher leads
+    its own process group: the close still kills the worker and returns."""
+    import threading
+
+    for _ in range(5):
+        worker = MacroWorker([coded_action("a", "    yield 'noop'\n")], CRAFTER_SKILLS,
+                             isolation=isolation, loaded=False)  # fmt: skip
+        closer = threading.Thread(target=worker.close, daemon=True)
+        closer.start()
+        closer.join(15)
+        assert not closer.is_alive(), "close() waits for a worker it did not kill"
+        assert not worker.alive

@@ -8,6 +8,9 @@ read-only: coded actions never hold the environment.
 Coordinates are relative to the player: (dx, dy), x to the right, y downwards, on the floor the
 player is on (view.floor: 0 the overworld, 1 the dungeon, 2 the gnomish mines, ...). Moving
 toward a blocked cell only turns the player to face it; moving toward a free one steps there.
+
+An action may also yield a plan of several actions (`plan`), which the host takes without
+waking the action's code for each step: a computed path, or a wait.
 """
 
 from __future__ import annotations
@@ -33,10 +36,14 @@ from .navigate import (
     stand_near,
     stand_on,
 )  # fmt: skip
+from .plan import PLAN_CONDITIONS, PLAN_HOLDS, PlanChecks, plan
 from .survival import drink_a_potion, drink_up, eat, keep_alive, sealed, shelter, sleep
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError
 
-__all__ = ["MOVES", "WALKABLE", "Action", "ObsView", "SKILL_API", "SkillAPIError"]
+__all__ = [
+    "MOVES", "PLAN_CONDITIONS", "PLAN_HOLDS", "WALKABLE", "Action", "ObsView", "PlanChecks",
+    "SKILL_API", "SkillAPIError",
+]  # fmt: skip
 
 # Everything in scope of a coded action, in the order the prompts' reference lists it.
 SKILL_API: dict[str, Any] = {
@@ -49,5 +56,6 @@ SKILL_API: dict[str, Any] = {
     "shelter": shelter, "sealed": sealed, "drink_a_potion": drink_a_potion,
     "loot_chest": loot_chest, "read_book": read_book, "cast": cast, "enchant": enchant,
     "level_up": level_up, "passable": passable, "path_to": path_to, "route": route,
-    "follow_path": follow_path, "MOVES": MOVES, "WALKABLE": WALKABLE,
+    "follow_path": follow_path, "plan": plan, "MOVES": MOVES, "WALKABLE": WALKABLE,
+    "PLAN_HOLDS": PLAN_HOLDS,
 }  # fmt: skip

@@ -8,9 +8,14 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
+from rlgpt.sandbox.plans import Plan, walked
+
+from .plan import plan, walk_steps
 from .view import HOSTILE, MOVES, WALKABLE, ObsView
 
-Action = Generator[str, None, Any]
+# what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
+# returns how many of its steps were taken
+Action = Generator[str | Plan, int | None, Any]
 Cell = tuple[int, int]
 # block -> the pickaxe level that mines it into a path (craftax's do_action); trees leave
 # ground, take no tool, and a path may run through them too
@@ -123,15 +128,15 @@ def until_defeat(view: ObsView, action: Action) -> Action:
     monster: the kill may be what the caller is after, and it looks again. Returns True when
     it stopped so; else what `action` returned, but False when it took no step (so a loop
     that goes round while a skill answers True cannot spin without acting)."""
-    start, stepped = defeats(view), False
+    start, stepped, sent = defeats(view), False, None
     while True:
         try:
-            step = next(action)
+            step = action.send(sent)  # what a plan's `yield` returned reaches the skill
         except StopIteration as done:
             return done.value if stepped else False
-        yield step
+        sent = yield step
         stepped = True
-        if defeats(view) > start:
+        if defeats(view) > start:  # a plan stops at a defeat: this is right after it
             action.close()
             return True
 
@@ -140,7 +145,9 @@ def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> A
     """Walk a path of unit steps (as `route` returns), mining `dig` blocks in the way and
     fighting what attacks; returns True at its end, False when something blocks it. A
     generator: `arrived = yield from follow_path(view, route(view, {(3, 0)}))`."""
-    for step in path:
+    i = 0
+    while i < len(path):
+        step = path[i]
         if (yield from guard(view)):
             return False  # it fought: the way may have changed
         before = view.position
@@ -153,8 +160,20 @@ def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> A
             return False
         if view.block_at(*step) not in WALKABLE and view.block_at(*step) != "dark":
             return False
-        yield MOVES[step]
-        if view.position == before:  # a mob stepped in, or the dark hid a wall
+        # free ground seen ahead goes as one plan: the host stops it where a step at a time
+        # would look again, and the walk goes on from there as it would have
+        stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
+        taken = 1
+        if len(stretch) == 1:
+            yield MOVES[step]
+        else:
+            sent = yield plan(view, [MOVES[s] for s in stretch])
+            taken = sent if isinstance(sent, int) else walked(view.position, before, stretch)
+        x, y = before
+        for dx, dy in stretch[:taken]:
+            x, y = x + dx, y + dy
+        i += taken
+        if view.position != (x, y):  # a mob stepped in, or the dark hid a wall
             return False
     return True
 

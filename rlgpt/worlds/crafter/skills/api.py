@@ -5,6 +5,9 @@ A coded action is a generator `def name(view):` that yields primitive action nam
 updates `view` in place, so the generator always sees the current state. The view is read-only:
 coded actions never hold the environment.
 
+An action may also yield a plan of several actions (`plan`), which the host takes without
+waking the action's code for each step: a computed path, or a wait.
+
 Coordinates are relative to the player: (dx, dy), x to the right, y downwards, so
 "move_left" is (-1, 0) and "move_up" is (0, -1). Moving toward a blocked cell only turns the
 player to face it.
@@ -27,13 +30,14 @@ from .navigate import (
     route,
     stand_near,
 )  # fmt: skip
+from .plan import PLAN_CONDITIONS, PLAN_HOLDS, PlanChecks, plan
 from .survival import keep_alive, shelter
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError
 
 __all__ = [
-    "MOVES", "WALKABLE", "Action", "ObsView", "SkillAPIError", "approach", "explore",
-    "face_free", "follow_path", "go_to", "grow_plant", "guard", "keep_alive", "path_to",
-    "route", "shelter", "sow", "stand_near",
+    "MOVES", "PLAN_CONDITIONS", "PLAN_HOLDS", "WALKABLE", "Action", "ObsView", "PlanChecks",
+    "SkillAPIError", "approach", "explore", "face_free", "follow_path", "go_to", "grow_plant",
+    "guard", "keep_alive", "path_to", "plan", "route", "shelter", "sow", "stand_near",
 ]  # fmt: skip
 
 
@@ -52,6 +56,8 @@ SKILL_API: dict[str, Any] = {
     "path_to": path_to,
     "route": route,
     "follow_path": follow_path,
+    "plan": plan,
     "MOVES": MOVES,
     "WALKABLE": WALKABLE,
+    "PLAN_HOLDS": PLAN_HOLDS,
 }

@@ -8,10 +8,15 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
+from rlgpt.sandbox.plans import Plan, walked
+
 from .known import UNSUITED, edge_known, route_known
+from .plan import plan, walk_steps
 from .view import MOVES, WALKABLE, ObsView
 
-Action = Generator[str, None, Any]
+# what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
+# returns how many of its steps were taken
+Action = Generator[str | Plan, int | None, Any]
 
 
 def _walk(view: ObsView, goals: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
@@ -109,8 +114,13 @@ def route(
 
 def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) -> Action:
     """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
-    something unexpected blocks it (a creature, a changed cell)."""
-    for step in path:
+    something unexpected blocks it (a creature, a changed cell). A stretch seen to be
+    walkable goes as one plan: the host stops it where a step at a time would look again (a
+    foe next to the player, the next cell no longer free, a step that did not move), and the
+    walk goes on from there as it would have, so it takes the same steps either way."""
+    i = 0
+    while i < len(path):
+        step = path[i]
         if (yield from guard(view)):
             return False  # it fought: the way may have changed
         before = view.position
@@ -121,8 +131,19 @@ def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) ->
                 yield "do"  # mined: it leaves a path
         if view.at(*step) not in WALKABLE:
             return False
-        yield MOVES[step]
-        if view.position == before:  # a creature stepped in, or the view has no position
+        stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
+        taken = 1
+        if len(stretch) == 1:
+            yield MOVES[step]
+        else:
+            sent = yield plan(view, [MOVES[s] for s in stretch])
+            # None: driven by a loop that dropped what `yield` returned; the view tells
+            taken = sent if isinstance(sent, int) else walked(view.position, before, stretch)
+        x, y = before
+        for dx, dy in stretch[:taken]:
+            x, y = x + dx, y + dy
+        i += taken
+        if view.position != (x, y):  # a creature stepped in, or the view has no position
             return False
     return True
 
@@ -169,10 +190,21 @@ def explore(
         done = yield from _follow(view, frontier[:steps], dig)
         if done:
             return None
-    for _ in range(steps if not frontier else 1):
-        if view.at(*view.facing) in WALKABLE:
-            yield MOVES[view.facing]
+    left = steps if not frontier else 1
+    while left > 0:
+        if view.at(*view.facing) in WALKABLE:  # straight on while the way is open: one plan
+            ahead = [view.facing] * left
+            ahead = ahead[: max(1, walk_steps(view, ahead))]
+            taken = 1
+            if len(ahead) == 1:
+                yield MOVES[view.facing]
+            else:
+                start = view.position
+                sent = yield plan(view, [MOVES[d] for d in ahead])
+                taken = sent if isinstance(sent, int) else walked(view.position, start, ahead)
+            left -= taken
             continue
+        left -= 1
         best, reach = None, 0
         for d in MOVES:
             n = 0

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from .known import UNSUITED, pockets_known
 from .navigate import Action, _follow, approach, explore, go_to, guard, route
+from .plan import plan
 from .view import MOVES, WALKABLE, ObsView
 
+WAIT = 32  # steps of one plan of waiting (a condition that fails stops it sooner)
 # a creature or an arrow moves on: the cell it stands on is no wall (a zombie in the doorway
 # must not pass for a sealed room, where the player would sleep beside it)
 _PASSING = ("zombie", "skeleton", "cow", "arrow")
@@ -111,12 +113,20 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
     acted = (yield from eat_cow_in_view(view)) or acted  # a meal worth the few steps
     if dusk and (yield from shelter(view, dig)):  # night: wait, walled in
         while _sealed(view) and (view.daylight < DAWN or _zombie_near(view)):
-            yield "sleep" if view.inventory["energy"] < 9 else "noop"
+            tired = view.inventory["energy"] < 9
+            if view.daylight < DAWN:  # as one plan, each step as the loop would choose it
+                yield plan(
+                    view,
+                    ["sleep" if tired else "noop"] * WAIT,
+                    ("walled_in", "before_dawn", "tired" if tired else "rested"),
+                )
+            else:
+                yield "sleep" if tired else "noop"
             acted = True
     if view.inventory["energy"] < 2 and not view.cells("zombie"):
         health = view.inventory["health"]
         while view.inventory["energy"] < 9 and view.inventory["health"] >= health:
-            yield "sleep"
+            yield plan(view, ["sleep"] * WAIT, ("tired", "unhurt"))
         acted = True
     return acted
 
@@ -129,7 +139,9 @@ def drink_up(view: ObsView, below: int, dig: tuple[str, ...] = ()) -> Action:
         return False
     drank = False
     while view.inventory["drink"] < 9 and view.facing_name == "water":
-        yield "do"
+        # drink rises by one a sip at most: this many sips never go past what the loop drinks
+        sips = 9 - view.inventory["drink"]
+        yield plan(view, ["do"] * sips) if sips > 1 else "do"
         drank = True
     return drank
 

@@ -1,0 +1,127 @@
+"""Plans for coded actions: several steps handed to the host at once (rlgpt/sandbox/plans.py),
+each expecting what the map predicts now, so a walk costs one call to the worker, not one a
+step. `plan` makes one; `PlanChecks` is the host's judge of its steps (it runs in the trusted
+process, on a view of its own fed the same states)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from rlgpt.sandbox.plans import MAX_HOLDS, Plan, Step, free_stretch, lost, predict
+
+from .view import MOVES, WALKABLE, ObsView, SkillAPIError
+
+_DIRECTIONS = {name: d for d, name in MOVES.items()}
+HOSTILE = ("zombie", "skeleton")  # within reach when next to the player: they hit there
+# what the checks read of a state (the inventory is read from the state itself); the rest only
+# for a step that names conditions
+_STATE_KEYS = ("local", "facing", "pos", "daylight")
+_ALL_KEYS = (*_STATE_KEYS, "inventory", "achievements")
+
+
+def plan(
+    view: ObsView, actions: list[str], holds: tuple[str, ...] = (), ends: str | None = None
+) -> Plan:  # fmt: skip
+    """Several actions (at most 64) that the runtime takes in turn without running this code
+    between them: `taken = yield plan(view, ["move_left", "move_left", "move_up"])`. Each
+    step expects what the map predicts now: a move onto a free cell (walkable and empty, as seen or
+    remembered) takes the player there, and that cell must still be free when the step
+    comes; a move toward anything else only turns the player; other actions leave the player
+    where it is. `holds` names conditions that must stay true after every step (PLAN_HOLDS).
+    The runtime stops after the first step that did not go as predicted, or that lost an item
+    or health, or that left a zombie or skeleton next to the player; `taken` is the number of
+    steps taken, and the view shows the state after the last. An achievement or an item
+    gained does not stop it: plan the steps up to an effect, not past it. Use it for steps
+    computed at once (a path: follow_path does), not for steps that react to what happens. With
+    `ends` (an achievement), the call ends right after the step that raises it, and this code
+    does not run again: for an action's last act, after which it would return (`yield
+    plan(view, ["do"], ends="collect_wood")`)."""
+    names = tuple(itertools.islice(holds, MAX_HOLDS + 1)) if not isinstance(holds, str) else ()
+    if (
+        len(names) > MAX_HOLDS
+        or isinstance(holds, str)
+        or not all(isinstance(h, str) and h in PLAN_CONDITIONS for h in names)
+    ):
+        raise SkillAPIError(f"holds takes a tuple of at most {MAX_HOLDS} of these names: "
+                            + ", ".join(PLAN_CONDITIONS))  # fmt: skip
+    if ends is not None and not isinstance(ends, str):
+        raise SkillAPIError("ends takes the name of an achievement, e.g. 'collect_wood'")
+    if ends is not None:
+        view.achievements[ends]  # an unknown name raises, saying which there are
+    free = lambda x, y: _free(view, x, y)  # noqa: E731
+    return predict(actions, view.facing, _DIRECTIONS, free, names, ends)
+
+
+def _free(view: ObsView, dx: int, dy: int) -> bool:
+    """The player could walk onto (dx, dy) as far as the map shows or remembers it."""
+    return view.remembered_at(dx, dy) in WALKABLE
+
+
+def walk_steps(view: ObsView, path: list[tuple[int, int]]) -> int:
+    """How many steps of `path` (unit steps), from its start, cross walkable cells as seen or
+    remembered now, at most 64: the part of a walk one plan can take (a cell to mine, an
+    unseen one, or a creature ends it)."""
+    return free_stretch(path, lambda x, y: _free(view, x, y))
+
+
+def _survival() -> Any:
+    from . import survival  # which walks with plans: imported when a condition is first read
+
+    return survival
+
+
+Begun = dict[str, dict[str, int]]  # the inventory and achievements when the plan began
+# What a plan step may require to hold after it (`holds`), read on the host's view.
+PLAN_CONDITIONS: dict[str, Callable[[ObsView, Begun], bool]] = {
+    "walled_in": lambda view, begun: bool(_survival()._sealed(view)),
+    "before_dawn": lambda view, begun: view.daylight < _survival().DAWN,
+    "before_dusk": lambda view, begun: view.daylight >= _survival().DUSK,
+    "after_dusk": lambda view, begun: view.daylight < _survival().DUSK,
+    "tired": lambda view, begun: view.inventory["energy"] < 9,
+    "rested": lambda view, begun: view.inventory["energy"] >= 9,
+    "unhurt": lambda view, begun: view.inventory["health"] >= begun["inventory"]["health"],
+    "no_new_achievement": lambda view, begun: view.achievements == begun["achievements"],
+    "no_zombie_in_view": lambda view, begun: not view.cells("zombie"),
+}
+PLAN_HOLDS = tuple(PLAN_CONDITIONS)
+
+
+class PlanChecks:
+    """Crafter's judge of a plan's steps on the host (rlgpt/sandbox/stepping.py): a view of
+    its own, fed the states the worker's view gets (its window, not its memory), and the
+    same code reading it. A step must meet its `at`, `facing`, `free` and `holds`; and
+    whatever it expects, it must leave no zombie or skeleton next to the player (where they
+    hit, and where `guard` would fight) and lose no item, nor a vital by more than 1 (a hit,
+    not hunger)."""
+
+    def __init__(self, **view: Any) -> None:
+        self._view = ObsView(**view)
+        self._origin = (0, 0)
+        self._before: dict[str, int] = {}
+        self._begun: Begun = {"inventory": {}, "achievements": {}}
+
+    def _take(self, state: dict[str, Any], keys: tuple[str, ...] = _STATE_KEYS) -> None:
+        self._view.update({k: state[k] for k in keys if k in state})
+
+    def begin(self, state: dict[str, Any]) -> None:
+        self._take(state, _ALL_KEYS)
+        self._origin = self._view.position
+        self._before = dict(self._view.inventory)
+        self._begun = {"inventory": self._before, "achievements": dict(self._view.achievements)}
+
+    def met(self, step: Step, state: dict[str, Any]) -> bool:
+        self._take(state, _ALL_KEYS if step.holds else _STATE_KEYS)
+        view, before = self._view, self._before
+        self._before = after = state.get("inventory", before)
+        x, y = view.position
+        if step.at is not None and (x - self._origin[0], y - self._origin[1]) != step.at:
+            return False
+        if step.facing is not None and view.facing != step.facing:
+            return False
+        if step.free is not None and view.at(*step.free) not in WALKABLE:
+            return False
+        if any(view.at(*d) in HOSTILE for d in MOVES) or lost(before, after, view.vitals):
+            return False
+        return all(PLAN_CONDITIONS[name](view, self._begun) for name in step.holds)

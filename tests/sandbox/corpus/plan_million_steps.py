@@ -1,0 +1,3 @@
+# expect: invalid_action
+def act(view):
+    yield plan(view, ["noop"] * 1_000_000)
