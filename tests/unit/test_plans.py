@@ -97,7 +97,7 @@ def test_a_plan_takes_the_transitions_of_its_actions_one_by_one(seed):
 
 def _reference_actions(world: str, task: str) -> list[Any]:
     author = get_world(world).author()
-    dec = author.decompose(get_world(world).task(task), {}, set())
+    dec = author.decompose(get_world(world).task(task), {}, {})
     return [author.write_action(s.name, 80) for s in dec.sub_actions if s.mode == "code"]
 
 
