@@ -7,8 +7,9 @@ hand-written examples of each).
 
 Code mistakes, drawn once per coded action written (the fast agent's fast_code, or one
 action of the one agent's reply) and once per repair that does not fix:
-- misnamed_action: a yield of an invented or misspelled action name ("place_crafting_table",
-  "make_wooden_pickaxe", "interact" for "do"). Validation: invalid_action.
+- misnamed_action: an invented or misspelled action name, yielded or a step of a plan
+  ("place_crafting_table", "make_wooden_pickaxe", "interact" for "do"). Validation:
+  invalid_action.
 - missing_precondition: the early return on a short inventory dropped, so the action goes on
   acting where it cannot. Validation: unmet_precondition.
 - other_step: code for a step the plan lacks (an achievement of the same kind that is not in
@@ -117,7 +118,9 @@ class Knowledge:
 
 
 # -- code --------------------------------------------------------------------------------
-_YIELD = re.compile(r'yield "([a-z_]+)"')
+# an action the code takes: a yielded name, or a step in a plan's list of actions
+_ACTS = re.compile(r'yield "[a-z_]+"|plan\(view, \[[^\]]*\]')
+_NAME = re.compile(r'"([a-z_]+)"')
 _CHECK = re.compile(
     r"^( +)if any\(view\.inventory\[item\] < n for item, n in (\{.*?\})\.items\(\)\):\n"
     r"\1    return\n", re.M,
@@ -140,12 +143,13 @@ def _wrong_names(action: str) -> list[str]:
 
 
 def _misnamed(action: CodedAction, know: Knowledge, rng: random.Random) -> CodedAction | None:
-    names = [n for n in _YIELD.findall(action.source) if n in know.primitives]
+    acts = [m.group(0) for m in _ACTS.finditer(action.source)]
+    names = [n for act in acts for n in _NAME.findall(act) if n in know.primitives]
     if not names:
         return None
-    name = names[-1]  # the action it is about (a make_* action yields its recipe last)
-    wrong = [w for w in _wrong_names(name) if w not in know.primitives]
-    source = action.source.replace(f'yield "{name}"', f'yield "{rng.choice(wrong)}"')
+    name = names[-1]  # the action it is about (a make_* action takes its recipe last)
+    wrong = rng.choice([w for w in _wrong_names(name) if w not in know.primitives])
+    source = _ACTS.sub(lambda m: m.group(0).replace(f'"{name}"', f'"{wrong}"'), action.source)
     return action.model_copy(update={"source": source})
 
 
