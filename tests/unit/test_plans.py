@@ -16,10 +16,10 @@ import gymnasium as gym
 import pytest
 
 from rlgpt.errors import MacroError
+from rlgpt.rl.runtime import MacroActionWrapper
 from rlgpt.sandbox import stepping
 from rlgpt.sandbox.plans import MAX_STEPS, BadPlan, Plan, Step, lost, parse, parse_ends, problem
 from rlgpt.sandbox.pool import MacroPool
-from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.recipes import actions
 from tests.support.world import CRAFTER_SKILLS, grass_plain, wrap

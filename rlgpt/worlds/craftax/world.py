@@ -10,7 +10,7 @@ import numpy as np
 import yaml
 
 from rlgpt.messages import Scenario, TaskSpec
-from rlgpt.skills import doc
+from rlgpt.worlds import doc
 from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAuthor, WorldEnv
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab

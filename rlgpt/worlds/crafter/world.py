@@ -11,7 +11,7 @@ import numpy as np
 import yaml
 
 from rlgpt.messages import Scenario, TaskSpec
-from rlgpt.skills import doc
+from rlgpt.worlds import doc
 from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAuthor, WorldEnv
 from rlgpt.worlds.crafter import recipes as facts
 from rlgpt.worlds.crafter.preconditions import item_sources, requirement
