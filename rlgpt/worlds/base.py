@@ -122,7 +122,7 @@ class SkillPackage:
 
 @dataclass(frozen=True)
 class LintFacts:
-    """What the static lint checks a coded action against (rlgpt/sandbox/lint.py)."""
+    """What the static lint checks a coded action against (rlgpt/validation/lint.py)."""
 
     primitives: tuple[str, ...]
     map_names: tuple[str, ...]  # names a view method or skill takes (cells, nearest, ...)

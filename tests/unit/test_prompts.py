@@ -13,7 +13,7 @@ from rlgpt.agents.roles import FastAgent
 from rlgpt.config import SandboxParams
 from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.messages import ActionValidation, CodedAction, SubAction
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.skills import api
 from rlgpt.worlds.crafter.tasks import get_task
