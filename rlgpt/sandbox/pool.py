@@ -20,8 +20,8 @@ from typing import Any
 from rlgpt.errors import MacroError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.package import SkillPackage
 from rlgpt.sandbox.pipes import Waits, drive, in_turns
-from rlgpt.worlds.base import SkillPackage
 
 log = logging.getLogger(__name__)
 IDLE_SWEEP_S = 0.5

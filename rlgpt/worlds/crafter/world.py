@@ -11,8 +11,9 @@ import numpy as np
 import yaml
 
 from rlgpt.messages import Scenario, TaskSpec
+from rlgpt.sandbox.package import SkillPackage
 from rlgpt.worlds import doc
-from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAuthor, WorldEnv
+from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, WorldAuthor, WorldEnv
 from rlgpt.worlds.crafter import recipes as facts
 from rlgpt.worlds.crafter.preconditions import item_sources, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
