@@ -44,7 +44,7 @@ from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.rules import Requirement
-from rlgpt.worlds.crafter.episode import (
+from rlgpt.worlds.grid.episode import (
     DARK_STEPS,
     DUSK,
     LOW_VITAL,
@@ -54,7 +54,7 @@ from rlgpt.worlds.crafter.episode import (
     SLEEPER_HEALTH,
     hostile_at,
 )  # fmt: skip
-from rlgpt.worlds.crafter.layout import hazard_cells, out_of_view
+from rlgpt.worlds.grid.layout import hazard_cells, out_of_view
 
 CLOSED_STEPS = 200  # a kill, a walk to the ladder and down: 10 to 44 steps for the library
 # the steps judged in the other states: as many as Crafter's get (train.macro_step_budget's
