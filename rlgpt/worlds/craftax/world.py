@@ -85,7 +85,7 @@ class CraftaxWorld:
         return registry(self.name)
 
     def task(self, name: str) -> TaskSpec:
-        from rlgpt.worlds.crafter.tasks import find_task
+        from rlgpt.worlds.grid.tasks import find_task
 
         return find_task(self.tasks(), name)
 

@@ -74,7 +74,7 @@ class CrafterWorld:
         return registry(self.name, self.game, self.recipes)
 
     def task(self, name: str) -> TaskSpec:
-        from rlgpt.worlds.crafter.tasks import find_task
+        from rlgpt.worlds.grid.tasks import find_task
 
         return find_task(self.tasks(), name)
 
