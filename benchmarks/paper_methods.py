@@ -115,7 +115,7 @@ def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> di
     from rlgpt.config import EvalParams, load_params
     from rlgpt.messages import RLConfig
     from rlgpt.rl.evaluate import evaluate
-    from rlgpt.skills.runtime import MacroActionWrapper
+    from rlgpt.rl.runtime import MacroActionWrapper
     from rlgpt.worlds import get_world
 
     params = load_params(ROOT / "params.yaml")

@@ -41,8 +41,8 @@ from rlgpt.rl import envs
 from rlgpt.rl.train import train
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.stepping import PlanStepper
-from rlgpt.sandbox.validate import validate_action
 from rlgpt.sandbox.worker import _Worker
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.env import CrafterEnv

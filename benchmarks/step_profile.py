@@ -180,8 +180,8 @@ def _setup(task_kind: str, samples: int) -> tuple[Any, Any, list[Any], Any]:
 def _count_trips(counts: dict[str, int]) -> None:
     """Count the workers' round trips (every request but a load) and the primitive steps of
     coded actions' calls, the same way in any checkout of rlgpt."""
+    from rlgpt.rl import runtime
     from rlgpt.sandbox import client
-    from rlgpt.skills import runtime
 
     call, run = client.MacroWorker._call_waits, runtime.MacroActionWrapper._run_macro
 
@@ -204,9 +204,8 @@ def _instrument(clock: Clock, workers_cpu: Callable[[str, Any], None]) -> None:
     from stable_baselines3 import PPO
     from stable_baselines3.common.policies import ActorCriticPolicy
 
-    from rlgpt.rl import rewards
+    from rlgpt.rl import rewards, runtime
     from rlgpt.sandbox import client, pool
-    from rlgpt.skills import runtime
     from rlgpt.worlds.crafter import env, fast
 
     hooks = [

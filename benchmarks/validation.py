@@ -19,7 +19,7 @@ import time
 
 from rlgpt.config import Params
 from rlgpt.messages import CodedAction
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds import get_world
 
 TARGET_S = 2.0

@@ -269,7 +269,7 @@ def _cmd_sandbox_check(args: argparse.Namespace) -> int:
     from rlgpt.config import load_params
     from rlgpt.messages import ActionValidation, ValidationReport
     from rlgpt.sandbox.client import check_isolation
-    from rlgpt.sandbox.validate import validate_action
+    from rlgpt.validation.validate import validate_action
 
     params = load_params(args.params if Path(args.params).exists() else None)
     sandbox = params.sandbox

@@ -14,7 +14,7 @@ from rlgpt.library.reuse import LIBRARY_USED
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_json, write_model
 from rlgpt.messages import ActionValidation, CodedAction, Decomposition, ValidationReport
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from tasks.caching import finish, stage
 from tasks.stages import agent_args, agent_kwargs, save_actions
 

@@ -35,7 +35,7 @@ from rlgpt.rl.learned import LearnedResult
 from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.train import TrainResult
 from rlgpt.rl.train import train as run_training
-from rlgpt.sandbox.validate import validate_all
+from rlgpt.validation.validate import validate_all
 from tasks.caching import finish, stage
 
 

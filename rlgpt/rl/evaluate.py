@@ -18,9 +18,9 @@ from rlgpt.rl.envs import macro_faults, make_env
 from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.policy import load_policy
 from rlgpt.rl.progress import Progress
+from rlgpt.rl.runtime import MacroActionWrapper, items
 from rlgpt.rl.schema import EPISODES
 from rlgpt.rl.train import lean
-from rlgpt.skills.runtime import MacroActionWrapper, items
 
 EVAL_SEED_BASE = 1_000_000
 # Selection episodes (eval.selection_episodes) play other worlds: what chooses a policy never

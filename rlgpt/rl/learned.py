@@ -30,12 +30,12 @@ from rlgpt.messages import CodedAction, LearnedConfig
 from rlgpt.rl.envs import macro_faults
 from rlgpt.rl.options import LearnedAction, space_of
 from rlgpt.rl.policy import Policy
+from rlgpt.rl.runtime import MacroActionWrapper
 from rlgpt.rl.shaping import LearnedEpisode, StartStates, signals
 from rlgpt.rl.starts import (
     Start,
 )  # fmt: skip
 from rlgpt.sandbox.pool import MacroPool
-from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds.base import World
 
 log = logging.getLogger(__name__)

@@ -1,1 +1,2 @@
-"""Static gate and out-of-process execution of generated code."""
+"""The OS boundary of generated code and its client: the static gate, the sandboxed worker and
+its limits, the pipes, pool and plans that talk to it."""

@@ -20,6 +20,7 @@ from rlgpt.errors import MacroError, UserError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
 from rlgpt.sandbox.limits import Limits
+from rlgpt.sandbox.package import SkillPackage
 from rlgpt.sandbox.patience import Patience
 from rlgpt.sandbox.pipes import (
     PipeClosed,
@@ -35,7 +36,6 @@ from rlgpt.sandbox.seccomp import filter_fd
 from rlgpt.sandbox.stepping import PlanStepper
 from rlgpt.sandbox.wire import Replies, encode
 from rlgpt.textsafe import printable
-from rlgpt.worlds.base import SkillPackage
 
 __all__ = [
     "MacroError",

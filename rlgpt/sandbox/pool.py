@@ -2,7 +2,7 @@
 
 No two coded actions share a process, so none can reach another's namespace, modules or view.
 A worker that hangs (no answer in time) or dies is killed and started again before the error
-goes up; the runtime then counts the call as a failed one (rlgpt/skills/runtime.py), and
+goes up; the runtime then counts the call as a failed one (rlgpt/rl/runtime.py), and
 training goes on. A worker that costs too much CPU (per step, judged from its first step
 against what its validation measured: `step_cpu_limit`; or between calls: a process it left
 running) is killed and not started again: its action is out for the rest of the training,
@@ -20,8 +20,8 @@ from typing import Any
 from rlgpt.errors import MacroError
 from rlgpt.messages import CodedAction
 from rlgpt.sandbox.client import MacroWorker
+from rlgpt.sandbox.package import SkillPackage
 from rlgpt.sandbox.pipes import Waits, drive, in_turns
-from rlgpt.worlds.base import SkillPackage
 
 log = logging.getLogger(__name__)
 IDLE_SWEEP_S = 0.5

@@ -25,8 +25,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
+from rlgpt.sandbox.package import SkillPackage
 from rlgpt.sandbox.plans import Step, parse, parse_ends
-from rlgpt.worlds.base import SkillPackage
 
 State = dict[str, Any]
 

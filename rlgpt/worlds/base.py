@@ -17,13 +17,14 @@ achievement was reached). A world whose game can be won (full Craftax: its boss 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import gymnasium as gym
 import numpy as np
 
 from rlgpt.messages import CodedAction, Decomposition, Scenario, TaskSpec
+from rlgpt.sandbox.package import SkillPackage
 
 
 class WorldEnv(Protocol):
@@ -98,31 +99,8 @@ class Oracle(Protocol):
 
 
 @dataclass(frozen=True)
-class SkillPackage:
-    """The skill API coded actions run against, inside the sandbox.
-
-    `package` is bound read-only into the sandbox root with its parent packages' `__init__`
-    files (which must import nothing outside the standard library). Its `api` module exports
-    `SKILL_API` (name -> function or constant, in scope of every coded action), `ObsView` (the
-    view, built from `view` as keyword arguments; its `update` takes the env's `view_state`)
-    and `SkillAPIError`. `sent_when_changed`: keys of the view state that the view keeps when
-    a state leaves them out, so the host sends each only when it changed (none: every key of
-    every state is sent).
-    """
-
-    package: str
-    primitives: tuple[str, ...]  # the action names a coded action may yield
-    view: dict[str, Any] = field(default_factory=dict)
-    sent_when_changed: tuple[str, ...] = ()
-
-    @property
-    def api(self) -> str:
-        return f"{self.package}.api"
-
-
-@dataclass(frozen=True)
 class LintFacts:
-    """What the static lint checks a coded action against (rlgpt/sandbox/lint.py)."""
+    """What the static lint checks a coded action against (rlgpt/validation/lint.py)."""
 
     primitives: tuple[str, ...]
     map_names: tuple[str, ...]  # names a view method or skill takes (cells, nearest, ...)

@@ -16,7 +16,7 @@ from rlgpt.agents.roles import FastAgent
 from rlgpt.config import LLMParams, SandboxParams
 from rlgpt.llm.openai_backend import OpenAIBackend
 from rlgpt.messages import CodedAction, SubAction
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.tasks import get_task
 from tests.support.llm_server import ChatServer, crafter_responder, scripted_run

@@ -31,7 +31,7 @@ from rlgpt.messages import (
 )
 from rlgpt.rl.learned import LearnedResult
 from rlgpt.rl.shaping import signals
-from rlgpt.sandbox.validate import validate_all
+from rlgpt.validation.validate import validate_all
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.tasks import get_task
 

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from rlgpt.messages import CodedAction
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from tests.sandbox.test_corpus import FILES, SANDBOX, WALL_LIMIT_S, Host, check_records
 
 CLASSES = {

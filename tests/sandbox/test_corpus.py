@@ -24,7 +24,7 @@ from rlgpt.config import SandboxParams
 from rlgpt.lineage.layout import read_model, write_model
 from rlgpt.messages import ActionValidation, CodedAction, ErrorKind, ValidationReport
 from rlgpt.sandbox import limits
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from tests.conftest import REPO, rlgpt_exe
 
 CORPUS = Path(__file__).parent / "corpus"

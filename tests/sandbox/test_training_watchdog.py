@@ -12,7 +12,7 @@ import pytest
 from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig, ValidationReport
 from rlgpt.rl.train import train
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.tasks import get_task
 
 BOMB = """

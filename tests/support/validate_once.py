@@ -10,7 +10,7 @@ import sys
 import time
 
 from rlgpt.config import SandboxParams
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.author import write_action
 
 if __name__ == "__main__":

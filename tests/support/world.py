@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from rlgpt.rl.runtime import MacroActionWrapper
 from rlgpt.sandbox import plans
 from rlgpt.sandbox.stepping import PlanStepper
-from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.env import CrafterEnv
 from rlgpt.worlds.crafter.recipes import VITALS, achievements, actions, game_data, semantic_names

@@ -20,7 +20,7 @@ from craftax.craftax.envs.craftax_symbolic_env import CraftaxSymbolicEnvNoAutoRe
 
 from rlgpt.config import SandboxParams  # noqa: E402
 from rlgpt.messages import CodedAction, Scenario  # noqa: E402
-from rlgpt.sandbox.validate import validate_action  # noqa: E402
+from rlgpt.validation.validate import validate_action  # noqa: E402
 from rlgpt.worlds import get_world  # noqa: E402
 from rlgpt.worlds.craftax import facts as F  # noqa: E402
 from rlgpt.worlds.craftax import game as G  # noqa: E402

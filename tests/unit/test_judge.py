@@ -1,4 +1,4 @@
-"""rlgpt.sandbox.judge: a call is judged whole (its effect, how it ends after it, the player's
+"""rlgpt.validation.judge: a call is judged whole (its effect, how it ends after it, the player's
 life, every step), in the plain met states, the later-episode states and the unmet ones."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from rlgpt.errors import MacroError
 from rlgpt.messages import Scenario
-from rlgpt.sandbox.judge import Rules, Run, judge, outcome, verdict
+from rlgpt.validation.judge import Rules, Run, judge, outcome, verdict
 
 RULES = Rules(unmet_steps=8, end_steps=8)
 ACH = "make_wood_pickaxe"

@@ -117,7 +117,7 @@ def test_guard_fights_an_adjacent_zombie_until_it_is_gone(env):
 
 
 def test_at_night_keep_alive_walls_the_player_into_stone_and_waits(env):
-    from rlgpt.worlds.crafter.skills.survival import _sealed
+    from rlgpt.worlds.crafter.skills.night import _sealed
 
     x, y = (int(v) for v in env.player.pos)
     for dx in range(3, 9):  # a block of stone to the right, in view
@@ -150,7 +150,7 @@ def test_a_zombie_in_the_doorway_is_no_wall(env):
     would sleep beside it, 7 damage a hit); a stone in the way in seals it."""
     import crafter.objects as objects
 
-    from rlgpt.worlds.crafter.skills.survival import _sealed
+    from rlgpt.worlds.crafter.skills.night import _sealed
 
     x, y = (int(v) for v in env.player.pos)
     for dx in range(-2, 3):

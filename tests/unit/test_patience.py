@@ -148,7 +148,7 @@ def test_a_sleeping_worker_is_killed_soon_after_its_limit(make_worker, coded_act
 def test_a_correct_action_validated_on_a_busy_cpu_is_not_too_slow():
     """Eight busy loops share one CPU with the validation (host and worker, pinned there): it
     takes more wall time than `sandbox.timeout_s`, but the time it sat in the run queue is
-    the machine's, not the action's (rlgpt/sandbox/validate.py, Budget). Each child pins
+    the machine's, not the action's (rlgpt/validation/validate.py, Budget). Each child pins
     itself (no fork-time hook in this process, which may hold JAX's threads).
 
     The limit is three times what the validation takes alone on that CPU (measured first, best

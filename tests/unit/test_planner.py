@@ -15,7 +15,8 @@ from rlgpt.worlds.crafter.recipes import (
     semantic_id,
     semantic_names,
 )
-from rlgpt.worlds.crafter.tasks import PAPER_NAMES, get_task, registry
+from rlgpt.worlds.crafter.tasks import get_task, registry
+from rlgpt.worlds.grid.tasks import PAPER_NAMES
 
 PAPER_TASKS = [
     "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe",

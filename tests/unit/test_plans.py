@@ -16,10 +16,10 @@ import gymnasium as gym
 import pytest
 
 from rlgpt.errors import MacroError
+from rlgpt.rl.runtime import MacroActionWrapper
 from rlgpt.sandbox import stepping
 from rlgpt.sandbox.plans import MAX_STEPS, BadPlan, Plan, Step, lost, parse, parse_ends, problem
 from rlgpt.sandbox.pool import MacroPool
-from rlgpt.skills.runtime import MacroActionWrapper
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.recipes import actions
 from tests.support.world import CRAFTER_SKILLS, grass_plain, wrap
@@ -289,7 +289,7 @@ def test_a_bad_plan_is_the_error_a_bad_action_is(make_worker, local_state, body,
 
 def test_an_invalid_action_in_a_plan_fails_validation_with_its_line():
     from rlgpt.config import SandboxParams
-    from rlgpt.sandbox.validate import validate_action
+    from rlgpt.validation.validate import validate_action
 
     src = "def place_table(view):\n    acts = ['noop', 'place_tabel']\n    yield plan(view, acts)\n"
     from rlgpt.messages import CodedAction

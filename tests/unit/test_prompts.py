@@ -13,11 +13,11 @@ from rlgpt.agents.roles import FastAgent
 from rlgpt.config import SandboxParams
 from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.messages import ActionValidation, CodedAction, SubAction
-from rlgpt.sandbox.validate import validate_action
-from rlgpt.skills.doc import constants, functions, signature
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.skills import api
 from rlgpt.worlds.crafter.tasks import get_task
+from rlgpt.worlds.doc import constants, functions, signature
 
 FUNCTIONS = functions(api)
 CONSTANTS = constants(api)

@@ -1,4 +1,4 @@
-"""rlgpt.skills.runtime: coded actions as extra actions of the RL action space."""
+"""rlgpt.rl.runtime: coded actions as extra actions of the RL action space."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from rlgpt.skills.runtime import items
+from rlgpt.rl.runtime import items
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.env import CrafterEnv
 from rlgpt.worlds.crafter.recipes import VITALS, actions

@@ -1,4 +1,4 @@
-"""rlgpt.sandbox.validate: gate and lint, then effect checks on arranged Crafter states."""
+"""rlgpt.validation.validate: gate and lint, then effect checks on arranged Crafter states."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from rlgpt.config import SandboxParams
 from rlgpt.messages import CodedAction, Scenario, ScenarioOutcome, ValidationReport
-from rlgpt.sandbox.judge import verdict
-from rlgpt.sandbox.validate import SCENARIO_SEED_BASE, validate_action, validate_all
+from rlgpt.validation.judge import verdict
+from rlgpt.validation.validate import SCENARIO_SEED_BASE, validate_action, validate_all
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.planner import plan_steps
 
@@ -172,7 +172,7 @@ def test_sandbox_check_gives_every_file_a_verdict_and_exit_3_when_one_could_not_
     monkeypatch, tmp_path, capsys
 ):
     from flows import cli
-    from rlgpt.sandbox import validate
+    from rlgpt.validation import validate
 
     real = validate.validate_action
     files = []

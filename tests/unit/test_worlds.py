@@ -13,7 +13,7 @@ from rlgpt.agents.prompting import render, template_hash
 from rlgpt.config import SandboxParams
 from rlgpt.errors import UserError
 from rlgpt.messages import CodedAction
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds import WORLDS, find_task, get_world
 
 pytest.importorskip("craftax")

@@ -25,8 +25,8 @@ from pathlib import Path
 from rlgpt.config import SandboxParams
 from rlgpt.messages import ActionValidation, CodedAction
 from rlgpt.sandbox.gate import GateError
-from rlgpt.sandbox.lint import lint
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.lint import lint
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds import get_world
 
 HERE = Path(__file__).parent

@@ -11,7 +11,7 @@ import pytest
 
 from rlgpt.config import SandboxParams
 from rlgpt.messages import ErrorKind, ValidationReport
-from rlgpt.sandbox.validate import validate_action
+from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.planner import plan_steps
 from rlgpt.worlds.crafter.preconditions import requirement

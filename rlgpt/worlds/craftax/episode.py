@@ -21,7 +21,7 @@ closed_ladder CLOSED_STEPS); one that requires it gets the action's whole budget
   plant, which may be left to grow).
 - unseen (a target; a ladder down: the floor's own, where the world put it, open): nothing of
   it in view or in the floor's memory, so the action must search; optional, but a call that
-  runs out its budget without the effect must have searched (rlgpt/sandbox/judge.py).
+  runs out its budget without the effect must have searched (rlgpt/validation/judge.py).
 - closed_ladder (a descent from below the overworld): the floor's ladder down one kill short
   of opening (7 of 8 kills; a real arrival finds it at 0), the floor's melee monster three
   cells away on the side away from the ladder, a stone sword held, up to 200 steps; its
@@ -44,7 +44,7 @@ from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.rules import Requirement
-from rlgpt.worlds.crafter.episode import (
+from rlgpt.worlds.grid.episode import (
     DARK_STEPS,
     DUSK,
     LOW_VITAL,
@@ -54,7 +54,7 @@ from rlgpt.worlds.crafter.episode import (
     SLEEPER_HEALTH,
     hostile_at,
 )  # fmt: skip
-from rlgpt.worlds.crafter.layout import hazard_cells, out_of_view
+from rlgpt.worlds.grid.layout import hazard_cells, out_of_view
 
 CLOSED_STEPS = 200  # a kill, a walk to the ladder and down: 10 to 44 steps for the library
 # the steps judged in the other states: as many as Crafter's get (train.macro_step_budget's

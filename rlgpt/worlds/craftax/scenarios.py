@@ -19,7 +19,7 @@ from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.episode import episode_states
 from rlgpt.worlds.craftax.rules import Requirement, requirement
-from rlgpt.worlds.crafter.layout import (
+from rlgpt.worlds.grid.layout import (
     APART_OFFSETS,
     CLOSE_OFFSETS,
     OFFSETS,

@@ -23,8 +23,8 @@ from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.env import CraftaxEnv
-from rlgpt.worlds.crafter.episode import clock_for, daylight_at  # craftax's clock is Crafter's
-from rlgpt.worlds.crafter.layout import l_path, way_in  # the layout's geometry is the same
+from rlgpt.worlds.grid.episode import clock_for, daylight_at  # the grid worlds' clock
+from rlgpt.worlds.grid.layout import l_path, way_in  # the layout's geometry is the same
 
 MOBS = ("passive_mobs", "melee_mobs", "ranged_mobs")  # by class (facts.MOB_CLASSES)
 PROJECTILES = ("mob_projectiles", "player_projectiles")

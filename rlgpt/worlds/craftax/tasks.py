@@ -14,7 +14,7 @@ import functools
 from rlgpt.messages import TaskSpec
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax.planner import depth, plan_steps
-from rlgpt.worlds.crafter.tasks import PAPER_NAMES, find_task
+from rlgpt.worlds.grid.tasks import PAPER_NAMES, find_task
 
 BASE, PER_STEP, PER_FLOOR, MOST = 500, 100, 2000, 10_000
 

@@ -10,8 +10,9 @@ import numpy as np
 import yaml
 
 from rlgpt.messages import Scenario, TaskSpec
-from rlgpt.skills import doc
-from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAuthor, WorldEnv
+from rlgpt.sandbox.package import SkillPackage
+from rlgpt.worlds import doc
+from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, WorldAuthor, WorldEnv
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.skills import api
@@ -84,7 +85,7 @@ class CraftaxWorld:
         return registry(self.name)
 
     def task(self, name: str) -> TaskSpec:
-        from rlgpt.worlds.crafter.tasks import find_task
+        from rlgpt.worlds.grid.tasks import find_task
 
         return find_task(self.tasks(), name)
 

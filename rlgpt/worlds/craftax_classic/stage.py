@@ -1,15 +1,15 @@
 """Validation scenarios on Craftax-Classic: crafter's `stage`, on craftax's state.
 
-The semantics are rlgpt.worlds.crafter.scenarios.stage's, and so is the geometry (layout.py, and
-episode.py for the clock: imported, not copied): reset to the scenario's seed; set the clock
-(dusk, night); remove the hostiles (zombies, skeletons, arrows) within 12 cells; turn anything
-the action needs that is within reach (in view, when it is remembered or never seen) into
-grass; lay a walkable way to the first target (walls round a skeleton, a way round lava); put
-the hazards, the stations, the target (a material, a creature in a free mob slot, or a ripe
-plant with its growing slot), the hostile creatures, the facing, the faced cell and the
-inventory; for a remembered target, let the player stand by it for a moment first. The state
-is fetched to the host, edited as numpy arrays in crafter's (x, y) and put back whole; no rule
-of the game changes.
+The semantics are rlgpt.worlds.crafter.scenarios.stage's, and so is the geometry
+(rlgpt/worlds/grid/: layout.py, and episode.py for the clock: imported, not copied): reset to
+the scenario's seed; set the clock (dusk, night); remove the hostiles (zombies, skeletons,
+arrows) within 12 cells; turn anything the action needs that is within reach (in view, when it
+is remembered or never seen) into grass; lay a walkable way to the first target (walls round a
+skeleton, a way round lava); put the hazards, the stations, the target (a material, a creature
+in a free mob slot, or a ripe plant with its growing slot), the hostile creatures, the facing,
+the faced cell and the inventory; for a remembered target, let the player stand by it for a
+moment first. The state is fetched to the host, edited as numpy arrays in crafter's (x, y) and
+put back whole; no rule of the game changes.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ import numpy as np
 from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax_classic import game as G
 from rlgpt.worlds.craftax_classic.env import CraftaxClassicEnv
-from rlgpt.worlds.crafter.episode import clock_for, daylight_at
-from rlgpt.worlds.crafter.layout import WALKABLE, way_in  # the layout is the game's
+from rlgpt.worlds.crafter.layout import WALKABLE  # the layout is the game's
+from rlgpt.worlds.grid.episode import clock_for, daylight_at
+from rlgpt.worlds.grid.layout import way_in
 
 HOSTILE = ("zombies", "skeletons", "arrows")
 CREATURES = {"cow": "cows", "zombie": "zombies", "skeleton": "skeletons"}

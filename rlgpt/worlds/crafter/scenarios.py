@@ -9,7 +9,7 @@ lays out states in which one required item is short ("unmet", the stations still
 there the action must end by itself, quickly, without its own craft or place action. `stage`
 builds a scenario on a real world (the seed's own terrain, then the arrangement),
 deterministically per seed. No generated code is involved in either. The geometry is
-layout.py's, shared with every world of this game.
+rlgpt/worlds/grid/layout.py's, shared with every grid world.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from crafter import objects
 
 from rlgpt.messages import Scenario
 from rlgpt.worlds.crafter.env import CrafterEnv
-from rlgpt.worlds.crafter.episode import clock_for, episode_states
-from rlgpt.worlds.crafter.layout import WALKABLE, layout, way_in, withhold
+from rlgpt.worlds.crafter.episode import episode_states
+from rlgpt.worlds.crafter.layout import WALKABLE, layout
 from rlgpt.worlds.crafter.preconditions import Requirement, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
+from rlgpt.worlds.grid.episode import clock_for
+from rlgpt.worlds.grid.layout import way_in, withhold
 
 HOSTILE = (objects.Zombie, objects.Skeleton, objects.Arrow)
 CREATURES: dict[str, Any] = {

@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 
-from rlgpt.errors import UserError
 from rlgpt.messages import TaskSpec
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes, achievements
-
-# RL-GPT (MineDojo) task -> Crafter achievement (docs/design.md, The method).
-PAPER_NAMES: dict[str, str] = {
-    "collect_wood": "harvest log",
-    "place_table": "crafting table",
-    "make_wood_pickaxe": "wooden pickaxe",
-    "collect_stone": "stone",
-    "make_stone_pickaxe": "stone pickaxe",
-    "place_furnace": "furnace",
-    "make_iron_pickaxe": "iron pickaxe",
-    "collect_diamond": "ObtainDiamond",
-    "eat_cow": "milk / beef",
-}
+from rlgpt.worlds.grid.tasks import PAPER_NAMES, find_task
 
 
 def _steps_for(achievement: str, recipes: Recipes) -> int:
@@ -52,15 +38,6 @@ def registry(
             world=world,
         )
     return out
-
-
-def find_task(tasks: dict[str, TaskSpec], name: str) -> TaskSpec:
-    """Look a task up; an unknown name is a UserError listing a few valid ones."""
-    if name not in tasks:
-        near = difflib.get_close_matches(name, list(tasks), n=3, cutoff=0.6)
-        close = near or [t for t in tasks if name.split("_")[-1] in t] or list(tasks)
-        raise UserError(f"unknown task '{name}'; try one of: {', '.join(close[:6])} (rlgpt tasks)")
-    return tasks[name]
 
 
 def get_task(name: str) -> TaskSpec:

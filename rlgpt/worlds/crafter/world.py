@@ -11,8 +11,9 @@ import numpy as np
 import yaml
 
 from rlgpt.messages import Scenario, TaskSpec
-from rlgpt.skills import doc
-from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, SkillPackage, WorldAuthor, WorldEnv
+from rlgpt.sandbox.package import SkillPackage
+from rlgpt.worlds import doc
+from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, WorldAuthor, WorldEnv
 from rlgpt.worlds.crafter import recipes as facts
 from rlgpt.worlds.crafter.preconditions import item_sources, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
@@ -73,7 +74,7 @@ class CrafterWorld:
         return registry(self.name, self.game, self.recipes)
 
     def task(self, name: str) -> TaskSpec:
-        from rlgpt.worlds.crafter.tasks import find_task
+        from rlgpt.worlds.grid.tasks import find_task
 
         return find_task(self.tasks(), name)
 

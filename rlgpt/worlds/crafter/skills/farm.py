@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .navigate import Action, approach, explore, face_free, follow_path, guard, route
+from .night import DUSK, _sealed
 from .pen import OPEN, Cell, add, pen_cells, pen_site, site_cost, wall_order, wall_rank
-from .survival import DUSK, _sealed, drink_up, eat_cow_in_view, keep_alive
+from .survival import drink_up, eat_cow_in_view, keep_alive
 from .view import MOVES, WALKABLE, ObsView
 
 

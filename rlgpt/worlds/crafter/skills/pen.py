@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .survival import _PASSING
+from .night import _PASSING
 from .view import MOVES, WALKABLE, ObsView
 
 Cell = tuple[int, int]

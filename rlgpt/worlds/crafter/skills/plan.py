@@ -11,6 +11,7 @@ from typing import Any
 
 from rlgpt.sandbox.plans import MAX_HOLDS, Plan, Step, free_stretch, lost, predict
 
+from .night import DAWN, DUSK, _sealed
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError
 
 _DIRECTIONS = {name: d for d, name in MOVES.items()}
@@ -66,19 +67,13 @@ def walk_steps(view: ObsView, path: list[tuple[int, int]]) -> int:
     return free_stretch(path, lambda x, y: _free(view, x, y))
 
 
-def _survival() -> Any:
-    from . import survival  # which walks with plans: imported when a condition is first read
-
-    return survival
-
-
 Begun = dict[str, dict[str, int]]  # the inventory and achievements when the plan began
 # What a plan step may require to hold after it (`holds`), read on the host's view.
 PLAN_CONDITIONS: dict[str, Callable[[ObsView, Begun], bool]] = {
-    "walled_in": lambda view, begun: bool(_survival()._sealed(view)),
-    "before_dawn": lambda view, begun: view.daylight < _survival().DAWN,
-    "before_dusk": lambda view, begun: view.daylight >= _survival().DUSK,
-    "after_dusk": lambda view, begun: view.daylight < _survival().DUSK,
+    "walled_in": lambda view, begun: bool(_sealed(view)),
+    "before_dawn": lambda view, begun: view.daylight < DAWN,
+    "before_dusk": lambda view, begun: view.daylight >= DUSK,
+    "after_dusk": lambda view, begun: view.daylight < DUSK,
     "tired": lambda view, begun: view.inventory["energy"] < 9,
     "rested": lambda view, begun: view.inventory["energy"] >= 9,
     "unhurt": lambda view, begun: view.inventory["health"] >= begun["inventory"]["health"],

@@ -5,28 +5,11 @@ from __future__ import annotations
 
 from .known import UNSUITED, pockets_known
 from .navigate import Action, _follow, approach, explore, go_to, guard, route
+from .night import DAWN, DUSK, _sealed
 from .plan import plan
 from .view import MOVES, WALKABLE, ObsView
 
 WAIT = 32  # steps of one plan of waiting (a condition that fails stops it sooner)
-# a creature or an arrow moves on: the cell it stands on is no wall (a zombie in the doorway
-# must not pass for a sealed room, where the player would sleep beside it)
-_PASSING = ("zombie", "skeleton", "cow", "arrow")
-
-
-def _sealed(view: ObsView) -> bool:
-    """The player stands in a closed room of at most three walkable cells."""
-    seen, todo = {(0, 0)}, [(0, 0)]
-    while todo:
-        cur = todo.pop()
-        for ox, oy in MOVES:
-            nxt = (cur[0] + ox, cur[1] + oy)
-            if nxt not in seen and view.at(*nxt) in WALKABLE + _PASSING + ("none",):
-                seen.add(nxt)
-                todo.append(nxt)
-                if len(seen) > 3:
-                    return False
-    return True
 
 
 def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
@@ -87,10 +70,6 @@ def _pocket_at(view: ObsView, c: tuple[int, int], d: tuple[int, int]) -> bool:
         return False
     walls = {(e[0] + ox, e[1] + oy) for e in (a, b) for ox, oy in MOVES} - {a, b, c}
     return all(view.remembered_at(*w) not in _OPEN for w in walls)
-
-
-DUSK = 0.6  # daylight below this: zombies gather on grass; get under a roof
-DAWN = 0.75  # daylight above this, with no zombie close: leave the shelter
 
 
 def keep_alive(view: ObsView, dig: tuple[str, ...] = ()) -> Action:

@@ -7,11 +7,11 @@ Layers, each giving the model a classified, specific error:
    layout and in states from later in an episode (dusk, night, low vitals, a hostile near, a
    hazard on the way, the target or a ladder out of view, a closed ladder, a monster near a
    sleeper), and where one requirement of the world's recipe data is withheld. Each run is
-   judged whole (rlgpt/sandbox/judge.py): its effect, how it ends after it, the player's
+   judged whole (rlgpt/validation/judge.py): its effect, how it ends after it, the player's
    life, its progress, every step it took. Anywhere, an action name that is not one
    (invalid_action), an exception, a reply slower than `sandbox.reply_timeout_s` (timeout) or
    a dead worker (crash) fails it at once.
-Each failure carries a trace of the failing scenario (rlgpt/sandbox/feedback.py). The clock
+Each failure carries a trace of the failing scenario (rlgpt/validation/feedback.py). The clock
 (`sandbox.timeout_s`) is the action's: the process's cold start comes before it, and the
 game's own time is reported, not charged (Budget).
 """
@@ -25,11 +25,11 @@ import time
 from rlgpt.config import SandboxParams
 from rlgpt.messages import ActionValidation, CodedAction, ErrorKind, Scenario, ValidationReport
 from rlgpt.sandbox.client import MacroError, MacroWorker, SandboxUnavailable
-from rlgpt.sandbox.feedback import render_trace, source_line
 from rlgpt.sandbox.gate import GateError, gate
-from rlgpt.sandbox.judge import Rules, Run, judge, outcome, tolerated, verdict
-from rlgpt.sandbox.lint import lint
 from rlgpt.sandbox.patience import WALL_SLACK, queued_ns
+from rlgpt.validation.feedback import render_trace, source_line
+from rlgpt.validation.judge import Rules, Run, judge, outcome, tolerated, verdict
+from rlgpt.validation.lint import lint
 from rlgpt.worlds import DEFAULT_WORLD, get_world
 from rlgpt.worlds.base import World, WorldEnv
 

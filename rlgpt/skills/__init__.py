@@ -1,1 +1,0 @@
-"""Skill API for coded actions, reference skill library, coded-action runtime."""

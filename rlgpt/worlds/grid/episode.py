@@ -1,0 +1,40 @@
+"""The clock and the settings of the states from later in an episode that the grid worlds
+share (Crafter's states: rlgpt/worlds/crafter/episode.py; Craftax's:
+rlgpt/worlds/craftax/episode.py): the daylight of a step, the dark and the low vitals they
+set, where a monster stands."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rlgpt.worlds.grid.layout import axes
+
+DAY_LENGTH = 300  # steps per day, in crafter's env and craftax's params alike
+DUSK, NIGHT = 0.45, 0.1  # daylight of the dusk and night states
+# Zombies come out on grass in the dark wherever the player is: a player without tools cannot
+# outlast many of them, so the dark states judge the first steps of a call, not its whole budget.
+DARK_STEPS = 30
+LOW_VITAL = 2  # food and drink in the low_vitals state (the skills eat and drink below 4)
+SLEEPER_HEALTH = 7  # monster_near: what one zombie's blow takes from a sleeper
+MONSTER_AT = (3, 1)  # monster_near: where the zombie stands, from the player
+SEED_OFFSET = 20  # seeds of these states: seed_base + 20, + 21, ...
+
+
+def daylight_at(step: int) -> float:
+    """The daylight of an episode's step (crafter's `_update_time`, craftax's light level)."""
+    progress = (step / DAY_LENGTH) % 1 + 0.3
+    return float(1 - abs(math.cos(math.pi * progress)) ** 3)
+
+
+def clock_for(daylight: float) -> int:
+    """The first step after noon whose daylight is at most `daylight`: the evening it falls."""
+    noon = int(DAY_LENGTH * 0.2)
+    return next(s for s in range(noon, noon + DAY_LENGTH) if daylight_at(s) <= daylight)
+
+
+def hostile_at(lay: dict[str, Any]) -> tuple[int, int]:
+    """Three cells from the player on the side away from the first target or station."""
+    first = lay.get("target_at") or next(iter(lay["stations"].values()))
+    major, perp = axes(first)
+    return (-3 * major[0] + perp[0], -3 * major[1] + perp[1])
