@@ -34,8 +34,8 @@ def run_env_rules(world: World, facts: Facts) -> None:
     try:
         _info(world, facts, env, task)
         _env_members(world, facts, env)
-        api = _view(world, facts, env)
-        _lint(world, facts, api)
+        api, view = _view(world, facts, env)
+        _lint(world, facts, api, view)
         _masks(world, facts, env, task)
     finally:
         env.close()
@@ -152,7 +152,7 @@ def _snapshot(facts: Facts, env: WorldEnv, snapshot: Any, restore: Any) -> None:
 
 
 # -- the view a skill package reads ------------------------------------------------------
-def _view(world: World, facts: Facts, env: WorldEnv) -> ModuleType:
+def _view(world: World, facts: Facts, env: WorldEnv) -> tuple[ModuleType, Any]:
     skills = world.skills()
     if tuple(skills.primitives) != tuple(facts.primitives):
         fail("view", "`skills().primitives` must be `primitives()`, in the same order")
@@ -178,7 +178,7 @@ def _view(world: World, facts: Facts, env: WorldEnv) -> ModuleType:
         view.update(_json(env.view_state(info)))
         if done or cut:
             env.reset()
-    return api
+    return api, view
 
 
 def _json(state: Any) -> dict[str, Any]:
@@ -244,13 +244,13 @@ def _init_of(module: str) -> Path:
 
 
 # -- lint facts and masks ----------------------------------------------------------------
-def _lint(world: World, facts: Facts, api: ModuleType) -> None:
+def _lint(world: World, facts: Facts, api: ModuleType, view: Any) -> None:
     lint = world.lint_facts()
     if tuple(lint.primitives) != tuple(facts.primitives):
         fail("lint", "`lint_facts().primitives` must be `primitives()`")
     if set(lint.achievements) != set(facts.achievements):
         fail("lint", "`lint_facts().achievements` must be the achievements of the rewards")
-    unknown = set(lint.view_members) - set(dir(api.ObsView))
+    unknown = set(lint.view_members) - set(dir(view))
     if unknown:
         fail("lint", f"`lint_facts().view_members` names {sorted(unknown)}, not on ObsView")
     skills = set(lint.generator_skills) | set(lint.name_args)
