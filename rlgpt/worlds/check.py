@@ -32,8 +32,9 @@ order they are checked (docs/worlds.md, The smallest adapter that works):
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -55,6 +56,18 @@ class WorldCheckError(ValueError):
 
 def fail(rule: str, message: str) -> NoReturn:
     raise WorldCheckError(rule, message)
+
+
+@contextlib.contextmanager
+def checking(rule: str) -> Iterator[None]:
+    """Run the checks of `rule`: whatever a world member raises breaks it, in one line."""
+    try:
+        yield
+    except WorldCheckError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a member that raises breaks the rule
+        text = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise WorldCheckError(rule, f"a world member raised {type(exc).__name__}: {text}") from exc
 
 
 @dataclass
@@ -80,9 +93,11 @@ def check_world(world: World, *, library: bool | Collection[str] = False) -> Non
 
     facts = _static_rules(world)
     run_env_rules(world, facts)
-    _author(world, facts)
+    with checking("author"):
+        _author(world, facts)
     if library:
-        names = facts.achievements if library is True else list(library)
+        many = [library] if isinstance(library, str) else library
+        names = facts.achievements if many is True else list(many)
         _library(world, facts, names)
 
 
@@ -93,6 +108,18 @@ def _static_rules(world: World) -> Facts:
     vitals = getattr(world, "vitals", None)
     if not isinstance(vitals, frozenset) or not all(isinstance(v, str) for v in vitals):
         fail("names", "`vitals` must be a frozenset of inventory entry names")
+    with checking("tasks"):
+        facts = _facts(world)
+    with checking("plans"):
+        _plans(world, facts)
+    with checking("requirements"):
+        _requirements(world, facts)
+    with checking("prompts"):
+        _prompts(world, facts)
+    return facts
+
+
+def _facts(world: World) -> Facts:
     prims = world.primitives()
     if not prims or not all(isinstance(p, str) and p for p in prims):
         fail("tasks", "`primitives()` must be a non-empty list of action names")
@@ -101,11 +128,7 @@ def _static_rules(world: World) -> Facts:
     rewards = world.achievement_rewards()
     if not rewards or any(not isinstance(r, int | float) or r <= 0 for r in rewards.values()):
         fail("tasks", "`achievement_rewards()` must give every achievement a positive reward")
-    facts = Facts(list(prims), list(rewards), _tasks(world, rewards))
-    _plans(world, facts)
-    _requirements(world, facts)
-    _prompts(world, facts)
-    return facts
+    return Facts(list(prims), list(rewards), _tasks(world, rewards))
 
 
 def _tasks(world: World, rewards: Mapping[str, Any]) -> dict[str, TaskSpec]:
@@ -229,7 +252,7 @@ def _library(world: World, facts: Facts, names: list[str]) -> None:
 
     if world.name not in WORLDS or type(get_world(world.name)) is not type(world):
         fail("library", f"validation runs registered worlds: add '{world.name}' to WORLDS")
-    author = world.author()
+    author = world.author()  # validation's own failures are verdicts; no sandbox, an error
     for name in names:
         if name not in facts.achievements:
             fail("library", f"'{name}' is no achievement of the world")

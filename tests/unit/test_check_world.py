@@ -112,6 +112,16 @@ class ArrayView(OrchardWorld):
         return ArrayViewEnv(task, kw.get("view_radius", 4), kw.get("end_on_success", True))  # type: ignore[return-value]
 
 
+class RaisingStandingEnv(game.OrchardEnv):
+    def standing(self) -> dict[str, bool]:
+        raise RuntimeError("no oven\nsecond line")
+
+
+class RaisingStanding(OrchardWorld):
+    def make_env(self, task: TaskSpec, **kw: Any) -> WorldEnv:
+        return RaisingStandingEnv(task, kw.get("view_radius", 4), kw.get("end_on_success", True))  # type: ignore[return-value]
+
+
 class LintNamesAMissingSkill(OrchardWorld):
     def lint_facts(self) -> LintFacts:
         facts = super().lint_facts()
@@ -163,6 +173,7 @@ BROKEN = [
     ("requirements", RequirementOfAnything, "must be None"),
     ("info", FlagAchievements, "info['achievements']"),
     ("env", FixedWindow, "local_window(2)"),
+    ("env", RaisingStanding, "raised RuntimeError: no oven"),
     ("view", ArrayView, "JSON"),
     ("lint", LintNamesAMissingSkill, "go_to"),
     ("masks", PrimitivesOnlyMask, "one per action"),
