@@ -40,8 +40,8 @@ class OrchardAuthor:
             SubAction(
                 name=a,
                 description=a,
-                mode=modes.get(a, "code"),
-                count=n,  # type: ignore[arg-type]
+                mode=modes.get(a, "code"),  # type: ignore[arg-type]
+                count=n,
                 precondition=NEEDS[a],
                 expected_effect=f"{a} +{n}",
             )
@@ -116,7 +116,7 @@ class OrchardWorld:
         seed: int = 0,
         end_on_success: bool = True,
     ) -> WorldEnv:
-        return game.OrchardEnv(task, view_radius, end_on_success)  # type: ignore[return-value]
+        return game.OrchardEnv(task, view_radius, end_on_success)
 
     def action_mask(
         self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
@@ -147,34 +147,27 @@ class OrchardWorld:
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
         unmet_steps: int, unknown_steps: int, episode: bool = True,
     ) -> list[Scenario]:  # fmt: skip
-        """Bushes and the oven are 'stations' here: cells laid out relative to the player."""
-        if name == "collect_berry":
-            met = {"inventory": {}, "stations": {"bush": (0, 2)}}
-            unmet = [{"inventory": {}, "stations": {}, "missing": "a bush (none in view)"}]
-        elif name == "bake_pie":
-            met = {"inventory": {"berry": 2}, "stations": {"oven": (1, 0)}}
-            unmet = [
-                {"inventory": {"berry": 1}, "stations": {"oven": (1, 0)}, "missing": "berry"},
-                {"inventory": {"berry": 2}, "stations": {}, "missing": "an oven"},
-            ]
-        else:
-            return []
-        out = [
-            Scenario(
-                name=f"met-{i + 1}", seed=seed_base + i, precondition="met", max_steps=budget, **met
-            )
-            for i in range(count)
-        ]  # type: ignore[arg-type]
-        return out + [
-            Scenario(
-                name=f"unmet-{i + 1}",
-                seed=seed_base + 50 + i,
-                precondition="unmet",
-                max_steps=unmet_steps,
-                **u,
-            )
-            for i, u in enumerate(unmet)
-        ]  # type: ignore[arg-type]
+        """Bushes and the oven are 'stations' here: cells laid out relative to the player.
+        Each layout: (precondition, items given, stations, what is withheld)."""
+        Layout = tuple[str, dict[str, int], dict[str, tuple[int, int]], str]
+        table: dict[str, list[Layout]] = {
+            "collect_berry": [("met", {}, {"bush": (0, 2)}, ""), ("unmet", {}, {}, "a bush")],
+            "bake_pie": [
+                ("met", {"berry": 2}, {"oven": (1, 0)}, ""),
+                ("unmet", {"berry": 1}, {"oven": (1, 0)}, "berry (has 1, needs 2)"),
+                ("unmet", {"berry": 2}, {}, "an oven"),
+            ],
+        }
+        layouts = table.get(name, [])
+        met = [x for x in layouts if x[0] == "met"] * count
+        out = []
+        for i, (pre, items, stations, missing) in enumerate(met + layouts[1:]):
+            out.append(Scenario(
+                name=f"{pre}-{i + 1}", seed=seed_base + i, precondition=pre,  # type: ignore[arg-type]
+                inventory=items, stations=stations, missing=missing,
+                max_steps=budget if pre == "met" else unmet_steps,
+            ))  # fmt: skip
+        return out
 
     def validation_env(self, name: str, radius: int) -> WorldEnv:
         spec = TaskSpec(
