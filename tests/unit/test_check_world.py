@@ -4,6 +4,7 @@ names it; and every world's env is a gymnasium id that passes gymnasium's and SB
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import warnings
@@ -15,7 +16,7 @@ import pytest
 
 from rlgpt.messages import CodedAction, Scenario, TaskSpec
 from rlgpt.worlds import ENV_IDS, WORLDS, get_world
-from rlgpt.worlds.base import LintFacts, MaskRule, WorldAuthor, WorldEnv
+from rlgpt.worlds.base import LintFacts, MaskRule, SkillPackage, WorldAuthor, WorldEnv
 from rlgpt.worlds.check import WorldCheckError, check_world
 from tests.toyworld import env as game
 from tests.toyworld.world import OrchardAuthor, OrchardWorld, mask_rule
@@ -122,6 +123,11 @@ class RaisingStanding(OrchardWorld):
         return RaisingStandingEnv(task, kw.get("view_radius", 4), kw.get("end_on_success", True))
 
 
+class NumpySkills(OrchardWorld):
+    def skills(self) -> SkillPackage:
+        return dataclasses.replace(super().skills(), package="tests.toyworld.heavy_skills")
+
+
 class LintNamesAMissingSkill(OrchardWorld):
     def lint_facts(self) -> LintFacts:
         facts = super().lint_facts()
@@ -175,6 +181,7 @@ BROKEN = [
     ("env", FixedWindow, "local_window(2)"),
     ("env", RaisingStanding, "raised RuntimeError: no oven"),
     ("view", ArrayView, "JSON"),
+    ("view", NumpySkills, "imports ['numpy'"),
     ("lint", LintNamesAMissingSkill, "go_to"),
     ("masks", PrimitivesOnlyMask, "one per action"),
     ("scenarios", StageForgetsItems, "berry"),
