@@ -1,4 +1,4 @@
-"""RL-GPT as a reproducible, auditable pipeline on grid worlds (Crafter, Craftax-Classic)."""
+"""RL-GPT as a reproducible, auditable pipeline on grid worlds (Crafter and Craftax)."""
 
 import os as _os
 
@@ -11,3 +11,13 @@ OPENMP_DEFAULTS = {"GOMP_SPINCOUNT": "1000"}
 if "OMP_WAIT_POLICY" not in _os.environ:
     for _key, _value in OPENMP_DEFAULTS.items():
         _os.environ.setdefault(_key, _value)
+
+
+# every world's env as a gymnasium id (rlgpt/worlds/__init__.py), without importing gymnasium;
+# the sandbox root may bind rlgpt/ without the worlds package
+try:
+    from rlgpt.worlds import register_on_import as _register_on_import
+except ModuleNotFoundError:
+    pass
+else:
+    _register_on_import()

@@ -266,11 +266,6 @@ def make(
     task: str = "make_wood_pickaxe", observation: ObsKind = "symbolic", view_radius: int = 4,
     seed: int = 0,
 ) -> CrafterEnv:  # fmt: skip
-    """The entry point of `gymnasium.make("rlgpt/Crafter-v0", task=...)` (registered on importing
-    this module): the env one task trains on, without coded actions."""
+    """The env one task trains on, without coded actions (`gymnasium.make("rlgpt/Crafter-v0",
+    task=...)` makes it through rlgpt.worlds.make_env, registered on `import rlgpt`)."""
     return CrafterEnv(get_task(task), observation, view_radius, seed)
-
-
-ENV_ID = "rlgpt/Crafter-v0"
-if ENV_ID not in gym.registry:
-    gym.register(id=ENV_ID, entry_point="rlgpt.worlds.crafter.env:make")

@@ -1,0 +1,1 @@
+"""Orchard's skill API (standard library only: a sandbox could bind it)."""
