@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rlgpt.check.world import Facts, checking, fail
+from rlgpt.check.rules import Facts, checking, fail
 from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.worlds.base import World, WorldEnv
 

@@ -32,12 +32,12 @@ order they are checked (docs/worlds.md, The smallest adapter that works):
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from collections.abc import Collection, Mapping
+from typing import Any
 
+from rlgpt.check.env import run_env_rules
+from rlgpt.check.rules import Facts, WorldCheckError, checking, fail
 from rlgpt.errors import UserError
 from rlgpt.messages import CodedAction, Decomposition, TaskSpec
 from rlgpt.worlds.base import World
@@ -45,52 +45,10 @@ from rlgpt.worlds.base import World
 __all__ = ["WorldCheckError", "check_world"]
 
 
-class WorldCheckError(ValueError):
-    """A World protocol rule a world breaks: `rule` names it; the message (one line) says it
-    and what to fix."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(f"{rule}: {' '.join(message.split())}")
-        self.rule = rule
-
-
-def fail(rule: str, message: str) -> NoReturn:
-    raise WorldCheckError(rule, message)
-
-
-@contextlib.contextmanager
-def checking(rule: str) -> Iterator[None]:
-    """Run the checks of `rule`: whatever a world member raises breaks it, in one line."""
-    try:
-        yield
-    except WorldCheckError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a member that raises breaks the rule
-        text = (str(exc).strip().splitlines() or [""])[0][:200]
-        raise WorldCheckError(rule, f"a world member raised {type(exc).__name__}: {text}") from exc
-
-
-@dataclass
-class Facts:
-    """What the first rules read from the world, for the later ones."""
-
-    primitives: list[str]
-    achievements: list[str]
-    tasks: dict[str, TaskSpec]
-    plans: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
-
-    def longest_plan(self) -> TaskSpec:
-        """The task of the longest plan (the first name among equals): one that exercises
-        much of the world, chosen the same way every time."""
-        return min(self.tasks.values(), key=lambda t: (-len(self.plans[t.name]), t.name))
-
-
 def check_world(world: World, *, library: bool | Collection[str] = False) -> None:
     """Raise WorldCheckError at the first protocol rule `world` breaks (the module docstring
     lists them). `library`: also validate the offline author's reference actions in the
     sandbox (True: one per achievement; or the achievements named), which takes minutes."""
-    from rlgpt.check.env import run_env_rules
-
     facts = _static_rules(world)
     run_env_rules(world, facts)
     with checking("author"):
