@@ -21,6 +21,8 @@ from typing import Any
 
 import yaml
 
+from rlgpt.worlds import DEFAULT_WORLD
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # method -> what it is, for the tables.
@@ -51,7 +53,7 @@ def die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
 
 
-def _plan(task: str, world: str = "crafter") -> tuple[Any, list[tuple[str, int]], Any]:
+def _plan(task: str, world: str = DEFAULT_WORLD) -> tuple[Any, list[tuple[str, int]], Any]:
     """The task, its plan (achievement, count) and the decomposition evaluate() reports on."""
     from rlgpt.messages import Decomposition, SubAction
     from rlgpt.worlds import get_world
@@ -76,7 +78,7 @@ def _point(samples: int, report: Any) -> dict[str, Any]:
 
 def ppo(
     task: str, seed: int, budget: int, segments: int, episodes: int, shaped: bool, out: Path,
-    world: str = "crafter",
+    world: str = DEFAULT_WORLD,
 ) -> dict[str, Any]:  # fmt: skip
     """PPO on primitives in `segments` equal parts, each continuing the last (weights and
     optimizer) and evaluated: a learning curve at the loop's iteration boundaries. `shaped`:
@@ -100,14 +102,14 @@ def ppo(
         samples += result.samples
         report, table = evaluate(
             Path(result.checkpoint), spec, dec, cfg, [], params.train,
-            EvalParams(episodes=episodes), seed, samples, show_progress=False,
+            params=EvalParams(episodes=episodes), seed=seed, samples=samples, show_progress=False,
         )  # fmt: skip
         points.append(_point(samples, report))
         previous = result
     return _record(points, samples, first, t0) | {"unlocked": unlocked(table)}
 
 
-def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
+def pure_code(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -> dict[str, Any]:
     """The reference coded actions called in plan order (the first step that params.yaml's
     action mask allows: with plan masks, the step the plan needs next from what is held and
     what still stands), no learning. Samples to first success: env steps played until an
@@ -134,8 +136,8 @@ def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> di
 
     t0 = time.perf_counter()
     report, table = evaluate(
-        None, spec, dec, cfg, coded, params.train, EvalParams(episodes=episodes), seed, 0,
-        show_progress=False, sandbox=params.sandbox, act=act,
+        None, spec, dec, cfg, coded, params.train, params=EvalParams(episodes=episodes),
+        seed=seed, samples=0, show_progress=False, sandbox=params.sandbox, act=act,
     )  # fmt: skip
     played = table["steps"].cumsum()
     wins = played[table["success"]]
