@@ -9,10 +9,8 @@ evaluated on the same held-out episode seeds (rlgpt's own evaluation seeds).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -45,12 +43,14 @@ LOOP_MASKING = {"rlgpt": "", "no_critic": "", "one_agent": "", "two_agents": "",
                 "masks_recipes": "recipes", "masks_off": "off"}  # fmt: skip
 
 
-def die_with_parent() -> None:
-    """In a job's child, before exec: SIGKILL when the process that started it dies, even by
-    SIGKILL (Linux's PR_SET_PDEATHSIG, as flows/server.py does for its server), so a stopped
-    benchmark leaves no `rlgpt run` behind to hold its run's lock."""
-    os.setsid()
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+def with_parent(cmd: list[str]) -> list[str]:
+    """`cmd`, started so that it is SIGKILLed when the process that starts it dies, even by
+    SIGKILL (Linux's PR_SET_PDEATHSIG, set by flows/pdeathsig.py as for a run's Prefect server),
+    so a stopped benchmark leaves no `rlgpt run` behind to hold its run's lock. Run it with
+    `start_new_session=True`; no preexec_fn, so no Python runs between fork and exec (JAX warns
+    at every such fork once its backend is up)."""
+    launcher = ROOT / "flows" / "pdeathsig.py"
+    return [sys.executable, "-I", "-S", "-B", str(launcher), str(os.getpid()), *cmd]
 
 
 def _plan(task: str, world: str = DEFAULT_WORLD) -> tuple[Any, list[tuple[str, int]], Any]:
@@ -180,8 +180,9 @@ def rlgpt(
         params["llm"] |= llm
         (out / "params.yaml").write_text(yaml.safe_dump(params))
         proc = subprocess.run(
-            cmd, cwd=out, capture_output=True, text=True, env=env, preexec_fn=die_with_parent
-        )
+            with_parent(cmd), cwd=out, capture_output=True, text=True, env=env,
+            start_new_session=True,
+        )  # fmt: skip
     if model is not None:
         model.write_log(out / "scripted_mistakes.json")
     run_dir = out / "runs" / run_id

@@ -42,8 +42,8 @@ import yaml
 from rlgpt.worlds import DEFAULT_WORLD
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_methods import die_with_parent, pure_code, run_unlocked  # noqa: E402
 from paper_methods import ppo as paper_ppo  # noqa: E402
+from paper_methods import pure_code, run_unlocked, with_parent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # task -> (iterations, samples per iteration): the budgets (200k, 1M) in all.
@@ -131,7 +131,8 @@ def rlgpt(
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--params", "params.yaml",
            "--seed", str(seed), "--run-id", run_id, "--quiet", "--force"]  # fmt: skip
     # no orphan holds the run: the child dies with this process
-    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, preexec_fn=die_with_parent)
+    proc = subprocess.run(with_parent(cmd), cwd=out, capture_output=True, text=True,
+                          start_new_session=True)  # fmt: skip
     summary_path = out / "runs" / run_id / "summary.json"
     if proc.returncode != 0 or not summary_path.exists():
         return {"error": (proc.stderr or proc.stdout)[-400:], "success": 0.0, "samples": 0}
@@ -185,7 +186,8 @@ def default_run(task: str, out: Path, world: str = DEFAULT_WORLD) -> dict[str, A
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--task", task, "--run-id",
            task, "--quiet", "--force", "--world", world]  # fmt: skip
     # no orphan holds the run: the child dies with this process
-    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, preexec_fn=die_with_parent)
+    proc = subprocess.run(with_parent(cmd), cwd=out, capture_output=True, text=True,
+                          start_new_session=True)  # fmt: skip
     path = out / "runs" / task / "summary.json"
     if proc.returncode != 0 or not path.exists():
         return {"task": task, "error": (proc.stderr or proc.stdout)[-400:], "success": 0.0}
@@ -222,7 +224,8 @@ def _child(
            str(out), "--world", world, *(["--masking", masking] if masking else [])]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # a stopped run leaves no job: the child dies with this process
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=die_with_parent)
+    proc = subprocess.run(with_parent(cmd), capture_output=True, text=True, env=env,
+                          start_new_session=True)  # fmt: skip
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         return {"error": proc.stderr[-400:], "success": 0.0, "samples": 0}
