@@ -27,6 +27,8 @@ from typing import Any
 
 import yaml
 
+from rlgpt.worlds import DEFAULT_WORLD
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paper_methods import ROOT, ppo  # noqa: E402
 
@@ -67,7 +69,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/out/headline")
     args = ap.parse_args()
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    task, world = params["run"]["task"], params["run"].get("world", "crafter")
+    task, world = params["run"]["task"], params["run"].get("world", DEFAULT_WORLD)
     budget = int(params["run"]["iterations"]) * int(params["train"]["sample_budget"])
     episodes = int(params["eval"]["episodes"])
     out = Path(args.out).resolve()

@@ -32,7 +32,7 @@ from rlgpt.rl.evaluate import evaluate  # noqa: E402
 from rlgpt.rl.learn import LearnRequest, train_learned  # noqa: E402
 from rlgpt.rl.options import LearnedAction  # noqa: E402
 from rlgpt.rl.shaping import signals  # noqa: E402
-from rlgpt.worlds import get_world  # noqa: E402
+from rlgpt.worlds import DEFAULT_WORLD, get_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,8 +70,9 @@ def play(args: argparse.Namespace, world: Any, dec: Any, coded: list[Any],
         return int(env.index_of((todo or [env.names[-1]])[0]))
 
     report, _ = evaluate(
-        None, task, dec, cfg, coded, params.train, EvalParams(episodes=args.episodes), args.seed,
-        0, show_progress=False, sandbox=params.sandbox, act=act, learned=learned,
+        None, task, dec, cfg, coded, params.train, params=EvalParams(episodes=args.episodes),
+        seed=args.seed, samples=0, show_progress=False, sandbox=params.sandbox, act=act,
+        learned=learned,
     )  # fmt: skip
     return {"success": report.success_rate, "deaths": report.ends.get("death", 0.0),
             "deaths_at": report.deaths_at}  # fmt: skip
@@ -79,7 +80,7 @@ def play(args: argparse.Namespace, world: Any, dec: Any, coded: list[Any],
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--world", default="crafter")
+    ap.add_argument("--world", default=DEFAULT_WORLD)
     ap.add_argument("--task", default="collect_diamond")
     ap.add_argument("--action", default="collect_diamond")
     ap.add_argument("--samples", type=int, default=150_000)

@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
-from paper_methods import LOOP_MASKING, METHODS, ROOT, die_with_parent, ppo, pure_code, rlgpt  # noqa: E402
+from paper_methods import LOOP_MASKING, METHODS, ROOT, ppo, pure_code, rlgpt, with_parent  # noqa: E402
 from paper_report import write_results  # noqa: E402
 
 from benchmarks.scripted_mistakes import MistakeRates  # noqa: E402
@@ -206,7 +206,8 @@ def _child(
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, __file__, "--job", json.dumps(spec)]
     # a stopped run leaves no job: the child dies with this process
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=die_with_parent)
+    proc = subprocess.run(with_parent(cmd), capture_output=True, text=True, env=env,
+                          start_new_session=True)  # fmt: skip
     if proc.returncode != 0 or not path.exists():
         tail = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
         return {"error": tail[-1][:300]}

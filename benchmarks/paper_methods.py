@@ -9,10 +9,8 @@ evaluated on the same held-out episode seeds (rlgpt's own evaluation seeds).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from rlgpt.worlds import DEFAULT_WORLD
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,15 +43,17 @@ LOOP_MASKING = {"rlgpt": "", "no_critic": "", "one_agent": "", "two_agents": "",
                 "masks_recipes": "recipes", "masks_off": "off"}  # fmt: skip
 
 
-def die_with_parent() -> None:
-    """In a job's child, before exec: SIGKILL when the process that started it dies, even by
-    SIGKILL (Linux's PR_SET_PDEATHSIG, as flows/server.py does for its server), so a stopped
-    benchmark leaves no `rlgpt run` behind to hold its run's lock."""
-    os.setsid()
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+def with_parent(cmd: list[str]) -> list[str]:
+    """`cmd`, started so that it is SIGKILLed when the process that starts it dies, even by
+    SIGKILL (Linux's PR_SET_PDEATHSIG, set by flows/pdeathsig.py as for a run's Prefect server),
+    so a stopped benchmark leaves no `rlgpt run` behind to hold its run's lock. Run it with
+    `start_new_session=True`; no preexec_fn, so no Python runs between fork and exec (JAX warns
+    at every such fork once its backend is up)."""
+    launcher = ROOT / "flows" / "pdeathsig.py"
+    return [sys.executable, "-I", "-S", "-B", str(launcher), str(os.getpid()), *cmd]
 
 
-def _plan(task: str, world: str = "crafter") -> tuple[Any, list[tuple[str, int]], Any]:
+def _plan(task: str, world: str = DEFAULT_WORLD) -> tuple[Any, list[tuple[str, int]], Any]:
     """The task, its plan (achievement, count) and the decomposition evaluate() reports on."""
     from rlgpt.messages import Decomposition, SubAction
     from rlgpt.worlds import get_world
@@ -76,7 +78,7 @@ def _point(samples: int, report: Any) -> dict[str, Any]:
 
 def ppo(
     task: str, seed: int, budget: int, segments: int, episodes: int, shaped: bool, out: Path,
-    world: str = "crafter",
+    world: str = DEFAULT_WORLD,
 ) -> dict[str, Any]:  # fmt: skip
     """PPO on primitives in `segments` equal parts, each continuing the last (weights and
     optimizer) and evaluated: a learning curve at the loop's iteration boundaries. `shaped`:
@@ -100,14 +102,14 @@ def ppo(
         samples += result.samples
         report, table = evaluate(
             Path(result.checkpoint), spec, dec, cfg, [], params.train,
-            EvalParams(episodes=episodes), seed, samples, show_progress=False,
+            params=EvalParams(episodes=episodes), seed=seed, samples=samples, show_progress=False,
         )  # fmt: skip
         points.append(_point(samples, report))
         previous = result
     return _record(points, samples, first, t0) | {"unlocked": unlocked(table)}
 
 
-def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
+def pure_code(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -> dict[str, Any]:
     """The reference coded actions called in plan order (the first step that params.yaml's
     action mask allows: with plan masks, the step the plan needs next from what is held and
     what still stands), no learning. Samples to first success: env steps played until an
@@ -134,8 +136,8 @@ def pure_code(task: str, seed: int, episodes: int, world: str = "crafter") -> di
 
     t0 = time.perf_counter()
     report, table = evaluate(
-        None, spec, dec, cfg, coded, params.train, EvalParams(episodes=episodes), seed, 0,
-        show_progress=False, sandbox=params.sandbox, act=act,
+        None, spec, dec, cfg, coded, params.train, params=EvalParams(episodes=episodes),
+        seed=seed, samples=0, show_progress=False, sandbox=params.sandbox, act=act,
     )  # fmt: skip
     played = table["steps"].cumsum()
     wins = played[table["success"]]
@@ -178,8 +180,9 @@ def rlgpt(
         params["llm"] |= llm
         (out / "params.yaml").write_text(yaml.safe_dump(params))
         proc = subprocess.run(
-            cmd, cwd=out, capture_output=True, text=True, env=env, preexec_fn=die_with_parent
-        )
+            with_parent(cmd), cwd=out, capture_output=True, text=True, env=env,
+            start_new_session=True,
+        )  # fmt: skip
     if model is not None:
         model.write_log(out / "scripted_mistakes.json")
     run_dir = out / "runs" / run_id

@@ -95,7 +95,8 @@ def _train(source: str, gate: bool, samples: int, seed: int) -> tuple[float, str
     try:
         with tempfile.TemporaryDirectory() as out:
             result = train(get_task("collect_wood"), cfg, coded, params, seed, Path(out),
-                           False, SandboxParams(reply_timeout_s=1.0))  # fmt: skip
+                           show_progress=False,
+                           sandbox=SandboxParams(reply_timeout_s=1.0))  # fmt: skip
     finally:
         envs.MacroPool = pool  # type: ignore[misc]
     return result.samples_per_s, result.macro_faults.get("extra", "")

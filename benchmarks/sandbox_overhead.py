@@ -253,7 +253,8 @@ def _training(
     with tempfile.TemporaryDirectory() as out:
         isolation = "degraded" if kind == "in_process" else kind  # (in_process: not used)
         sandbox = params.sandbox.model_copy(update={"isolation": isolation})
-        result = train(task, cfg, coded, params.train, seed, Path(out), False, sandbox)
+        result = train(task, cfg, coded, params.train, seed, Path(out), show_progress=False,
+                       sandbox=sandbox)  # fmt: skip
     per_sample = (cpu["host"] + cpu["workers"]) / max(result.samples, 1) * 1e6
     return {"samples_per_s": result.samples_per_s, "cpu_us_per_sample": per_sample,
             "calls_per_sample": calls[0] / max(result.samples, 1)}  # fmt: skip

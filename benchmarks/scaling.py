@@ -51,8 +51,10 @@ def _child(samples: int, seed: int, slots: int | None) -> None:
                    reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
     with tempfile.TemporaryDirectory() as out:
         t0 = time.time()
-        res = train(get_task("make_wood_pickaxe"), cfg, coded, params.train, seed, Path(out),
-                    False, params.sandbox, None, slots)  # fmt: skip
+        res = train(
+            get_task("make_wood_pickaxe"), cfg, coded, params.train, seed, Path(out),
+            show_progress=False, sandbox=params.sandbox, previous=None, slots=slots,
+        )  # fmt: skip
         print(json.dumps({"samples": res.samples, "start": t0, "end": time.time()}))
 
 

@@ -39,9 +39,11 @@ from typing import Any
 
 import yaml
 
+from rlgpt.worlds import DEFAULT_WORLD
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_methods import die_with_parent, pure_code, run_unlocked  # noqa: E402
 from paper_methods import ppo as paper_ppo  # noqa: E402
+from paper_methods import pure_code, run_unlocked, with_parent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # task -> (iterations, samples per iteration): the issue's budgets (200k, 1M) in all.
@@ -76,7 +78,7 @@ def score(unlocked: list[str], weights: dict[str, int]) -> float:
     return round(100 * statistics.fmean(got) / total, 2)
 
 
-def oracle(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
+def oracle(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -> dict[str, Any]:
     from rlgpt.rl.evaluate import EVAL_SEED_BASE
     from rlgpt.worlds import get_world
 
@@ -95,14 +97,14 @@ def oracle(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[
     }
 
 
-def scripted(task: str, seed: int, episodes: int, world: str = "crafter") -> dict[str, Any]:
+def scripted(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -> dict[str, Any]:
     """The reference coded actions called in plan order, no learning: how far the skills
     themselves get (between the oracle's ceiling and what a policy learns to do with them)."""
     return pure_code(task, seed, episodes, world)
 
 
 def ppo(
-    task: str, seed: int, budget: int, episodes: int, out: Path, world: str = "crafter"
+    task: str, seed: int, budget: int, episodes: int, out: Path, world: str = DEFAULT_WORLD
 ) -> dict[str, Any]:  # fmt: skip
     """Pure PPO on primitives, with the project's training settings and reward shaping."""
     return paper_ppo(task, seed, budget, 1, episodes, True, out, world)
@@ -110,7 +112,7 @@ def ppo(
 
 def rlgpt(
     task: str, seed: int, episodes: int, iterations: int, per_iter: int, out: Path,
-    masking: str = "", world: str = "crafter",
+    masking: str = "", world: str = DEFAULT_WORLD,
 ) -> dict[str, Any]:  # fmt: skip
     """`rlgpt run` with the default params but the benchmark's budget and episode count (and
     `masking`, train.action_masking, when given)."""
@@ -129,7 +131,8 @@ def rlgpt(
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--params", "params.yaml",
            "--seed", str(seed), "--run-id", run_id, "--quiet", "--force"]  # fmt: skip
     # no orphan holds the run: the child dies with this process
-    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, preexec_fn=die_with_parent)
+    proc = subprocess.run(with_parent(cmd), cwd=out, capture_output=True, text=True,
+                          start_new_session=True)  # fmt: skip
     summary_path = out / "runs" / run_id / "summary.json"
     if proc.returncode != 0 or not summary_path.exists():
         return {"error": (proc.stderr or proc.stdout)[-400:], "success": 0.0, "samples": 0}
@@ -173,7 +176,7 @@ def stone_tier() -> list[str]:
     return out
 
 
-def default_run(task: str, out: Path, world: str = "crafter") -> dict[str, Any]:
+def default_run(task: str, out: Path, world: str = DEFAULT_WORLD) -> dict[str, Any]:
     """`rlgpt run --task T` with the project's params.yaml as it is (the default command)."""
     out.mkdir(parents=True, exist_ok=True)
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
@@ -183,7 +186,8 @@ def default_run(task: str, out: Path, world: str = "crafter") -> dict[str, Any]:
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--task", task, "--run-id",
            task, "--quiet", "--force", "--world", world]  # fmt: skip
     # no orphan holds the run: the child dies with this process
-    proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, preexec_fn=die_with_parent)
+    proc = subprocess.run(with_parent(cmd), cwd=out, capture_output=True, text=True,
+                          start_new_session=True)  # fmt: skip
     path = out / "runs" / task / "summary.json"
     if proc.returncode != 0 or not path.exists():
         return {"task": task, "error": (proc.stderr or proc.stdout)[-400:], "success": 0.0}
@@ -195,7 +199,7 @@ def default_run(task: str, out: Path, world: str = "crafter") -> dict[str, Any]:
 
 
 def sweep_stone_tier(
-    jobs: int, out: Path, only: list[str] | None = None, world: str = "crafter"
+    jobs: int, out: Path, only: list[str] | None = None, world: str = DEFAULT_WORLD
 ) -> None:  # fmt: skip
     tasks = [t for t in stone_tier() if not only or t in only]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -213,14 +217,15 @@ def sweep_stone_tier(
 
 def _child(
     kind: str, task: str, seed: int, episodes: int, scale: float, out: Path, masking: str = "",
-    world: str = "crafter",
+    world: str = DEFAULT_WORLD,
 ) -> dict[str, Any]:  # fmt: skip
     """One PPO or rlgpt job in a fresh process (its own torch threads, its own memory)."""
     cmd = [sys.executable, __file__, "--one", kind, task, str(seed), str(episodes), str(scale),
            str(out), "--world", world, *(["--masking", masking] if masking else [])]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # a stopped run leaves no job: the child dies with this process
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=die_with_parent)
+    proc = subprocess.run(with_parent(cmd), capture_output=True, text=True, env=env,
+                          start_new_session=True)  # fmt: skip
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         return {"error": proc.stderr[-400:], "success": 0.0, "samples": 0}
@@ -245,7 +250,7 @@ def main() -> None:
     ap.add_argument("--one", nargs=6, metavar=("KIND", "TASK", "SEED", "EPISODES", "SCALE", "OUT"))
     ap.add_argument("--masking", choices=["off", "recipes", "plan"], default="",
                     help="rlgpt's train.action_masking (default: params.yaml's)")  # fmt: skip
-    ap.add_argument("--world", default="crafter", help="the game (default: crafter)")
+    ap.add_argument("--world", default=DEFAULT_WORLD, help=f"the game (default: {DEFAULT_WORLD})")
     ap.add_argument("--stone-tier", action="store_true",
                     help="instead: the default command on every stone-tier task")  # fmt: skip
     args = ap.parse_args()

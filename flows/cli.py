@@ -7,13 +7,17 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from flows import launch
+from flows.launch import Invocation
 from rlgpt.errors import RLGPTError, UserError
 from rlgpt.textsafe import PrintableFormatter, printable
 from rlgpt.worlds import DEFAULT_WORLD, world_names
+
+Handler = Callable[[argparse.Namespace, Invocation], int]  # a sub-command: args -> exit code
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,10 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"rlgpt {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     tasks = sub.add_parser("tasks", help="list the tasks and their success conditions")
+    tasks.set_defaults(func=_cmd_tasks)
     tasks.add_argument("--json", action="store_true", help="machine-readable output")
     tasks.add_argument("--world", default=DEFAULT_WORLD, choices=world_names(),
                        help=f"the game (default: {DEFAULT_WORLD})")  # fmt: skip
     run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")
+    run.set_defaults(func=_cmd_run)
     run.add_argument("--world", choices=world_names(),
                      help="the game (default: params.yaml run.world)")  # fmt: skip
     run.add_argument("--task", help="task name (default: params.yaml run.task)")
@@ -83,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     sw = sub.add_parser(
         "sweep", help="run a grid of tasks x seeds on Dask (or one at a time); one summary table"
     )
+    sw.set_defaults(func=_cmd_sweep)
     sw.add_argument("--tasks", required=True, help="task names, comma-separated (`rlgpt tasks`)")
     sw.add_argument("--seeds", type=int, default=1,
                     help="seeds per task, from params.yaml run.seed on (default 1)")  # fmt: skip
@@ -109,34 +116,40 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", type=int, help="Dask LocalCluster workers (scale.workers)")
     sw.add_argument("--address", help="an existing Dask scheduler, e.g. tcp://host:8786")
     res = sub.add_parser("resume", help="continue an interrupted or failed run where it stopped")
+    res.set_defaults(func=_cmd_resume)
     res.add_argument("run_id", help="the run directory name under --runs-dir")
     res.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     res.add_argument("--quiet", action="store_true", help="no progress bars")
     lin = sub.add_parser(
         "lineage", help="the audit chain of a checkpoint or run, or every policy from a prompt hash"
     )
+    lin.set_defaults(func=_cmd_lineage)
     lin.add_argument("target", help="checkpoint path (policy.zip), run id, or prompt sha256 prefix")
     lin.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     lin.add_argument("--json", action="store_true", help="machine-readable output")
     rpt = sub.add_parser(
         "report", help="write runs/<id>/report.html: tables, plots, code diffs, critique, lineage"
     )  # fmt: skip
+    rpt.set_defaults(func=_cmd_report)
     rpt.add_argument("run_id", help="the run directory name under --runs-dir")
     rpt.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     rpt.add_argument("--mlflow-ui", default="http://127.0.0.1:5000",
                      help="the MLflow UI the links point to (default: http://127.0.0.1:5000, "
                      "as `rlgpt ui --port 5000`)")  # fmt: skip
     rep = sub.add_parser("reproduce", help="replay a recorded run now and compare its metrics")
+    rep.set_defaults(func=_cmd_reproduce)
     rep.add_argument("run_id", help="the recorded run")
     rep.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     srv = sub.add_parser(
         "serve", help="register a scheduled reproduction with a Prefect server and serve it"
     )
+    srv.set_defaults(func=_cmd_serve)
     srv.add_argument("--from", dest="run_id", required=True, help="the recorded run to reproduce")
     srv.add_argument("--cron", required=True, help='schedule, e.g. "0 3 * * *"')
     srv.add_argument("--name", help="deployment name (default: reproduce-<run id>)")
     srv.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")
     sk = sub.add_parser("skills", help="the skill library that outlives runs")
+    sk.set_defaults(func=_cmd_skills)
     sks = sk.add_subparsers(dest="skills_command", required=True, metavar="SUBCOMMAND",
                             parser_class=_Parser)  # fmt: skip
     sks.add_parser("list", help="every skill: versions, the best one, how often it was reached")
@@ -149,10 +162,12 @@ def _parser() -> argparse.ArgumentParser:
     for q in sks.choices.values():
         q.add_argument("--params", default="params.yaml", help="params file (library.path)")
     ui = sub.add_parser("ui", help="the MLflow UI (and, with --prefect, a Prefect server and UI)")
+    ui.set_defaults(func=_cmd_ui)
     ui.add_argument("--port", type=int, help="MLflow UI port (default: a free one)")
     ui.add_argument("--prefect", action="store_true", help="also start a Prefect server with UI")
     ui.add_argument("--params", default="params.yaml", help="tracking store from this file")
     comp = sub.add_parser("completion", help="print a shell completion script")
+    comp.set_defaults(func=_cmd_completion)
     comp.add_argument("shell", choices=["bash"], help='bash (zsh: after `bashcompinit`); '
                       'e.g. eval "$(rlgpt completion bash)" in ~/.bashrc')  # fmt: skip
     sb = sub.add_parser("sandbox", help="sandbox tools")
@@ -161,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="validate coded action files; prints the ValidationReport as JSON; "
         "exit 0 accepted, 1 rejected, 2 bad input, 3 a file could not be checked",
     )  # fmt: skip
+    check.set_defaults(func=_cmd_sandbox_check)
     check.add_argument(
         "files", nargs="+", metavar="FILE", help="Python file(s), one coded action each"
     )
@@ -187,11 +203,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _cmd_tasks(as_json: bool = False, world_name: str = DEFAULT_WORLD) -> int:
+def _cmd_tasks(args: argparse.Namespace, inv: Invocation) -> int:
     from rlgpt.worlds import get_world
 
-    world = get_world(world_name)
-    if as_json:
+    world = get_world(args.world)
+    if args.json:
         rows = [t.model_dump() | {"plan": [[a, n] for a, n in world.plan(t)]}
                 for t in world.tasks().values()]  # fmt: skip
         print(json.dumps(rows, indent=1))
@@ -204,7 +220,52 @@ def _cmd_tasks(as_json: bool = False, world_name: str = DEFAULT_WORLD) -> int:
     return 0
 
 
-def _cmd_lineage(args: argparse.Namespace) -> int:
+def _cmd_run(args: argparse.Namespace, inv: Invocation) -> int:
+    return launch.cmd_run(args, inv)
+
+
+def _cmd_resume(args: argparse.Namespace, inv: Invocation) -> int:
+    return launch.cmd_resume(args, inv)
+
+
+def _cmd_reproduce(args: argparse.Namespace, inv: Invocation) -> int:
+    return launch.cmd_reproduce(args)
+
+
+def _cmd_sweep(args: argparse.Namespace, inv: Invocation) -> int:
+    from flows.sweep_cmd import cmd_sweep
+
+    return cmd_sweep(args, inv)
+
+
+def _cmd_report(args: argparse.Namespace, inv: Invocation) -> int:
+    from flows.report_cmd import cmd_report
+
+    return cmd_report(args)
+
+
+def _cmd_ui(args: argparse.Namespace, inv: Invocation) -> int:
+    from flows.ui import cmd_ui
+
+    return cmd_ui(args)
+
+
+def _cmd_skills(args: argparse.Namespace, inv: Invocation) -> int:
+    from flows.skills_cmd import cmd_skills
+
+    return cmd_skills(args)
+
+
+def _cmd_completion(args: argparse.Namespace, inv: Invocation) -> int:
+    from flows.completion import bash_script
+    from rlgpt.worlds import get_world
+
+    names = sorted(get_world().tasks())
+    print(bash_script(_parser(), values={"--task": names, "--tasks": names}), end="")
+    return 0
+
+
+def _cmd_lineage(args: argparse.Namespace, inv: Invocation) -> int:
     from rlgpt.lineage.audit import lineage, render_text
 
     result = lineage(args.target, Path(args.runs_dir))
@@ -212,7 +273,7 @@ def _cmd_lineage(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
+def _cmd_serve(args: argparse.Namespace, inv: Invocation) -> int:
     launch.completed(Path(args.runs_dir), args.run_id, "serve")
     if not os.environ.get("PREFECT_API_URL"):
         raise UserError(
@@ -263,7 +324,7 @@ def _check_inputs(args: argparse.Namespace, budget: int) -> list[Any]:
     return coded
 
 
-def _cmd_sandbox_check(args: argparse.Namespace) -> int:
+def _cmd_sandbox_check(args: argparse.Namespace, inv: Invocation) -> int:
     """Exit 0: every file accepted; 1: some rejected; 2: bad input (before any work); 3: some
     file could not be checked (its verdict says why). A verdict for every file, always."""
     from rlgpt.config import load_params
@@ -305,44 +366,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
     handler = logging.StreamHandler()  # log lines escaped: no forged lines, no terminal codes
     handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    inv = Invocation()  # what the command learns that a failure's report needs
     try:
-        if args.command == "tasks":
-            code = _cmd_tasks(args.json, args.world)
-        elif args.command == "run":
-            code = launch.cmd_run(args)
-        elif args.command == "sweep":
-            from flows.sweep_cmd import cmd_sweep
-
-            code = cmd_sweep(args)
-        elif args.command == "resume":
-            code = launch.cmd_resume(args)
-        elif args.command == "lineage":
-            code = _cmd_lineage(args)
-        elif args.command == "report":
-            from flows.report_cmd import cmd_report
-
-            code = cmd_report(args)
-        elif args.command == "reproduce":
-            code = launch.cmd_reproduce(args)
-        elif args.command == "serve":
-            code = _cmd_serve(args)
-        elif args.command == "completion":
-            from flows.completion import bash_script
-            from rlgpt.worlds import get_world
-
-            names = sorted(get_world().tasks())
-            print(bash_script(_parser(), values={"--task": names, "--tasks": names}), end="")
-            code = 0
-        elif args.command == "ui":
-            from flows.ui import cmd_ui
-
-            code = cmd_ui(args)
-        elif args.command == "skills":
-            from flows.skills_cmd import cmd_skills
-
-            code = cmd_skills(args)
-        else:
-            code = _cmd_sandbox_check(args)
+        command: Handler = args.func  # each sub-command's parser sets its own
+        code = command(args, inv)
     except UserError as exc:
         print(printable(f"rlgpt: error: {exc}"), file=sys.stderr)
         code = 2
@@ -355,8 +382,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
         import tempfile
         import traceback
 
-        here = launch.RUN_DIR[0] if launch.RUN_DIR else Path(tempfile.gettempdir())
-        log = here / ("error.log" if launch.RUN_DIR else f"rlgpt-error-{os.getpid()}.log")
+        here = inv.run_dir or Path(tempfile.gettempdir())
+        log = here / ("error.log" if inv.run_dir else f"rlgpt-error-{os.getpid()}.log")
         log.write_text(traceback.format_exc())
         print(printable(f"rlgpt: failed: {type(exc).__name__}: {str(exc)[:300]} "
                         f"(traceback: {log})"), file=sys.stderr)  # fmt: skip

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from rlgpt.config import (
@@ -35,7 +36,6 @@ _OFFLINE_ENV = {
     # 2-core machine, and the run died before any work: wait longer rather than fail
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
 }
-RUN_DIR: list[Path] = []  # the run directory of this process, once known (for error logs)
 # Which command-line flag sets which key (for one-line errors that name the flag).
 FLAGS = {
     "run.world": "--world", "run.task": "--task", "run.iterations": "--iterations",
@@ -43,6 +43,14 @@ FLAGS = {
     "llm.backend": "--llm", "llm.model": "--model", "llm.base_url": "--base-url",
     "llm.replay_from": "--from",
 }  # fmt: skip
+
+
+@dataclass
+class Invocation:
+    """One `rlgpt` command's state that its failure report needs: the run (or sweep) directory
+    once known, where the traceback of a failure is written (error.log)."""
+
+    run_dir: Path | None = None
 
 
 def offline_env() -> None:
@@ -103,7 +111,7 @@ def sandbox_ready(params: Params) -> None:
     check_isolation(params.sandbox.isolation)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace, inv: Invocation) -> int:
     from rlgpt.llm.factory import make_llm
     from rlgpt.worlds import find_task
 
@@ -120,12 +128,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     (root / "params.yaml").write_text(params.model_dump_json(indent=2))
     ctx = RunContext(run_id=run_id, params=params, task=task, show_progress=not args.quiet)
     try:
-        return launch(ctx, args.metrics_out)
+        return launch(ctx, args.metrics_out, inv)
     finally:
         lock.release()
 
 
-def cmd_resume(args: argparse.Namespace) -> int:
+def cmd_resume(args: argparse.Namespace, inv: Invocation) -> int:
     from rlgpt.worlds import find_task
 
     runs_dir = Path(args.runs_dir)
@@ -141,15 +149,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
         show_progress=not args.quiet, resume=True,
     )  # fmt: skip
     try:
-        return launch(ctx, None)
+        return launch(ctx, None, inv)
     finally:
         lock.release()
 
 
-def launch(ctx: RunContext, metrics_out: str | None) -> int:
+def launch(ctx: RunContext, metrics_out: str | None, inv: Invocation) -> int:
     """Run (or resume) the flow; completed stages come from Prefect's persisted results."""
     root, params = ctx.layout.root, ctx.params
-    RUN_DIR[:] = [root]
+    inv.run_dir = root
     os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str((root / ".prefect-results").resolve())
     offline_env()
     from flows.server import RunServer

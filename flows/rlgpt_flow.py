@@ -64,14 +64,14 @@ def _best_of(
 
 def _keep_what_won(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, before: list[CodedAction],
-    coded: list[CodedAction], trained: TrainResult, selections: list[EvalReport],
+    coded: list[CodedAction], *, trained: TrainResult, selections: list[EvalReport],
     learned: list[LearnedAction] | None = None,
 ) -> tuple[EvalReport | None, dict[str, str], list[CodedAction]]:  # fmt: skip
     """The policy on the selection episodes, the revised actions that lowered their reach
     rate there (reverted: their earlier code is what goes on), and the code that goes on."""
     if not ctx.params.eval.selection_episodes:
         return None, {}, coded
-    selection = stages.select(ctx, k, dec, cfg, coded, trained, learned)
+    selection = stages.select(ctx, k, dec, cfg, coded, trained, learned=learned)
     old = revised(before, coded)
     reverted = regressions(list(old), selections[-1], selection) if selections else {}
     selections.append(selection)
@@ -121,7 +121,7 @@ def _record(
 
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
-    critique: Critique | None, state: RunState, emit: bool, t0: float,
+    critique: Critique | None, *, state: RunState, emit: bool, t0: float,
     given: list[CodedAction] | None = None,
 ) -> tuple[int, list[CodedAction], Critique]:  # fmt: skip
     """Fast-agent rounds on one decomposition; returns the last iteration's critique. Each
@@ -152,7 +152,7 @@ def _inner_loop(
         spare = [c for n, c in state.code.items()
                  if n not in have and n in learning.to_learn(dec, report)]  # fmt: skip
         learned = learning.learn(ctx, k, dec, coded, report, list(state.learned.values()) or None,
-                                 feedback or None, spare or None)  # fmt: skip
+                                 feedback=feedback or None, spare=spare or None)  # fmt: skip
         actions = [r.action() for r in learned if r.ok] or None
         names = [a.name for a in actions] if actions else None
         usable += [c for c in spare if c.name not in (names or [])]
@@ -160,18 +160,19 @@ def _inner_loop(
         cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable], names)
         previous = state.trained[-1] if state.trained and p.train.warm_start else None
         state.trained.append(stages.train(ctx, k, cfg, usable, previous, actions))
-        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, state.trained[-1], actions)
+        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, state.trained[-1], learned=actions)
         selection, reverted, kept = _keep_what_won(
-            ctx, k, dec, cfg, before, usable, state.trained[-1], state.selections, actions
-        )
+            ctx, k, dec, cfg, before, usable, trained=state.trained[-1],
+            selections=state.selections, learned=actions,
+        )  # fmt: skip
         verdict = stages.critique(ctx, k, dec, report, evaluation, reverted or None,
-                                  learned or None)  # fmt: skip
+                                  learned=learned or None)  # fmt: skip
         stages.record_skills(ctx, k, dec, coded, report, evaluation)
         _record(state, dec, report, evaluation, verdict, learned)
         coded = [next((c for c in kept if c.name == old.name), old) for old in coded]
         it = stages.summarize_iteration(
-            ctx, k, outer, inner, dec, report, evaluation, verdict, state.trained[-1], selection,
-            learned or None,
+            ctx, k, outer, inner, dec, report, evaluation=evaluation, verdict=verdict,
+            trained=state.trained[-1], selection=selection, learned=learned or None,
         )  # fmt: skip
         state.its.append(it)
         if emit:
@@ -228,7 +229,7 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
                 evidence = state.evidence(dec, learning.library_records(ctx))
                 dec = stages.decompose(ctx, k + 1, dec, critique, evidence)
             k, coded, critique = _inner_loop(
-                ctx, k, outer, dec, coded, critique, state, emit, t0, given
+                ctx, k, outer, dec, coded, critique, state=state, emit=emit, t0=t0, given=given
             )
             if critique.verdict == "success":
                 break

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import fcntl
 import importlib.util
 import os
@@ -25,22 +24,16 @@ import urllib.request
 from pathlib import Path
 from typing import IO
 
+from flows import pdeathsig
 from rlgpt.errors import RLGPTError
 
 STARTUP_S = 180.0
-PR_SET_PDEATHSIG = 1
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _die_with_parent() -> None:  # in the child, before exec
-    os.setsid()
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _healthy(url: str) -> bool:
@@ -84,12 +77,14 @@ class RunServer:
                "PREFECT__SERVER_FINAL": "1"}  # fmt: skip
         self._log_path.parent.mkdir(parents=True, exist_ok=True)
         with self._log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent),
-                 "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
-                 "--port", str(port), "--log-level", "error", "--lifespan", "on"],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509
+            self.proc = subprocess.Popen(  # no preexec_fn: no Python between fork and exec
+                pdeathsig.command(
+                    [sys.executable, "-m", "uvicorn", "--app-dir",
+                     str(Path(spec.origin).parent.parent),
+                     "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+                     "--port", str(port), "--log-level", "error", "--lifespan", "on"]
+                ),
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True,
             )  # fmt: skip
         self._attempt += 1
         self._deadline = time.monotonic() + self._startup_s

@@ -10,6 +10,7 @@ import os
 import time
 from pathlib import Path
 
+from flows.launch import Invocation
 from rlgpt.config import Params, dotted_keys, load_params, merge_nested, parse_sets
 from rlgpt.errors import UserError
 from rlgpt.lineage.rundir import RunLock, check_run_id
@@ -56,7 +57,7 @@ def _params_and_specs(args: argparse.Namespace) -> tuple[Params, list[SweepRun],
     return params, specs, root, sweep_id
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
+def cmd_sweep(args: argparse.Namespace, inv: Invocation) -> int:
     from flows import launch
 
     params, specs, root, sweep_id = _params_and_specs(args)
@@ -76,7 +77,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     root.mkdir(parents=True, exist_ok=True)
     runs = [s.model_dump() for s in specs]
     spec_file.write_text(json.dumps({"grid": grid, "runs": runs}, indent=1))
-    launch.RUN_DIR[:] = [root]
+    inv.run_dir = root
     os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str(root / ".prefect-results")
     launch.offline_env()
     from flows.server import RunServer

@@ -22,7 +22,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.futures import as_completed
 
-from flows.server import _die_with_parent
+from flows import pdeathsig
 from rlgpt.lineage.sweep import (
     SweepRow,
     SweepRun,
@@ -96,10 +96,10 @@ def sweep_run(spec: SweepRun, env: dict[str, str]) -> SweepRow:
     with log.open("a") as out:
         out.write(f"\n# attempt {attempts} on {host}: {' '.join(cmd)}\n")
         out.flush()
-        proc = subprocess.run(
-            cmd, cwd=spec.project, env=run_env(os.environ, env), stdin=subprocess.DEVNULL,
-            stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,  # noqa: PLW1509
-            check=False,
+        proc = subprocess.run(  # it dies with this worker; no preexec_fn (flows/pdeathsig.py)
+            pdeathsig.command(cmd), cwd=spec.project, env=run_env(os.environ, env),
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True, check=False,
         )  # fmt: skip
     if finished(spec):
         return row_from_run(spec, attempts, host, time.perf_counter() - t0)

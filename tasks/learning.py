@@ -40,7 +40,7 @@ def to_learn(dec: Decomposition, validation: ValidationReport) -> list[str]:
 def learn(
     ctx: RunContext, k: int, dec: Decomposition, coded: list[CodedAction],
     validation: ValidationReport, previous: list[LearnedResult] | None = None,
-    feedback: dict[str, str] | None = None, spare: list[CodedAction] | None = None,
+    *, feedback: dict[str, str] | None = None, spare: list[CodedAction] | None = None,
 ) -> list[LearnedResult]:  # fmt: skip
     """Train the learned actions of iteration k: the fast agent writes each one's RL config
     (a config that cannot train goes back to it with the reason), then all train at once.
@@ -136,5 +136,5 @@ def to_library(ctx: RunContext, k: int, results: list[LearnedResult]) -> None:
             lib.record_learned(
                 r.name, ctx.task.world, Path(r.policy), r.config.model_dump(mode="json"),
                 space_key(r.config, ctx.params.train), (r.reach_before, r.reach_after,
-                r.skill_reach), r.samples, origin,
+                r.skill_reach), samples=r.samples, origin=origin,
             )  # fmt: skip

@@ -195,8 +195,8 @@ def train(
     if previous is not None:
         previous = previous.model_copy(update={"checkpoint": str(in_run(ctx, previous.checkpoint))})
     result = run_training(
-        ctx.task, cfg, coded, ctx.params.train, seed, out, ctx.show_progress,
-        ctx.params.sandbox, previous, ctx.params.scale.training_slots,
+        ctx.task, cfg, coded, ctx.params.train, seed, out, show_progress=ctx.show_progress,
+        sandbox=ctx.params.sandbox, previous=previous, slots=ctx.params.scale.training_slots,
         learned=in_run_learned(ctx, learned), snapshots=ctx.params.learn.snapshots,
     )  # fmt: skip
     files = [Path(result.checkpoint), write_model(out / "train.json", result)]
@@ -208,12 +208,13 @@ def train(
 @stage("evaluate", retries=1)
 def evaluate(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
-    trained: TrainResult, learned: list[LearnedAction] | None = None,
+    trained: TrainResult, *, learned: list[LearnedAction] | None = None,
 ) -> EvalReport:  # fmt: skip
     report, table = run_evaluation(
         in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
-        ctx.params.eval, ctx.params.run.seed, trained.samples, ctx.show_progress,
-        ctx.params.sandbox, learned=in_run_learned(ctx, learned),
+        params=ctx.params.eval, seed=ctx.params.run.seed, samples=trained.samples,
+        show_progress=ctx.show_progress, sandbox=ctx.params.sandbox,
+        learned=in_run_learned(ctx, learned),
     )  # fmt: skip
     report = with_training_faults(report, trained)
     episodes = ctx.layout.file(k, "episodes.parquet")
@@ -225,15 +226,16 @@ def evaluate(
 @stage("select", retries=1)
 def select(
     ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
-    trained: TrainResult, learned: list[LearnedAction] | None = None,
+    trained: TrainResult, *, learned: list[LearnedAction] | None = None,
 ) -> EvalReport:  # fmt: skip
     """The policy on the selection episodes (eval.selection_episodes, seeds apart from the
     evaluation's): what chooses the final policy and keeps out a harmful revision."""
     params = ctx.params.eval.model_copy(update={"episodes": ctx.params.eval.selection_episodes})
     report, _ = run_evaluation(
-        in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
-        params, ctx.params.run.seed, trained.samples, ctx.show_progress, ctx.params.sandbox,
-        seed_base=SELECTION_SEED_BASE, learned=in_run_learned(ctx, learned),
+        in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train, params=params,
+        seed=ctx.params.run.seed, samples=trained.samples, show_progress=ctx.show_progress,
+        sandbox=ctx.params.sandbox, seed_base=SELECTION_SEED_BASE,
+        learned=in_run_learned(ctx, learned),
     )  # fmt: skip
     finish(ctx, [write_model(ctx.layout.file(k, "selection.json"), report)])
     return report
@@ -255,7 +257,7 @@ def with_training_faults(report: EvalReport, trained: TrainResult) -> EvalReport
 def critique(
     ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
     evaluation: EvalReport, reverted: dict[str, str] | None = None,
-    learned: list[LearnedResult] | None = None,
+    *, learned: list[LearnedResult] | None = None,
 ) -> Critique:  # fmt: skip
     """The critic's verdict; `reverted` (rlgpt's, from the selection episodes) is recorded in
     it, and a reverted action gets no fast-agent feedback this round: its earlier code stays.
@@ -284,7 +286,7 @@ def record_skills(
         return 0  # a replay or a reproduction re-runs recorded work: nothing new to add
     entries = record_iteration(
         Path(ctx.params.library.path), ctx.layout.root, k, ctx.task.name, dec, coded,
-        validation, evaluation, ctx.task.world,
+        validation=validation, evaluation=evaluation, world=ctx.task.world,
     )  # fmt: skip
     return len(entries)
 
@@ -292,7 +294,7 @@ def record_skills(
 @task(name="summarize_iteration")
 def summarize_iteration(
     ctx: RunContext, k: int, outer: int, inner: int, dec: Decomposition,
-    validation: ValidationReport, evaluation: EvalReport, verdict: Critique,
+    validation: ValidationReport, *, evaluation: EvalReport, verdict: Critique,
     trained: TrainResult, selection: EvalReport | None = None,
     learned: list[LearnedResult] | None = None,
 ) -> IterationSummary:  # fmt: skip

@@ -16,13 +16,14 @@ from rlgpt.errors import UserError
 from rlgpt.evidence import LibraryRecord
 from rlgpt.library.store import Origin, SkillEntry, SkillLibrary, origin_of, usage_stat
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, ValidationReport
+from rlgpt.worlds import DEFAULT_WORLD
 
 log = logging.getLogger(__name__)
 LIBRARY_USED = "library_used.json"
 
 
 def retrieve(
-    root: Path, dec: Decomposition, skip: set[str], world: str = "crafter"
+    root: Path, dec: Decomposition, skip: set[str], world: str = DEFAULT_WORLD
 ) -> dict[str, tuple[SkillEntry, CodedAction]]:  # fmt: skip
     """The best validated library version of `world` of each coded sub-action not in `skip`."""
     lib = SkillLibrary(root)
@@ -57,7 +58,7 @@ def recorded(it_dir: Path, skip: set[str]) -> dict[str, tuple[SkillEntry, CodedA
 
 def record_iteration(
     root: Path, run: Path, k: int, task: str, dec: Decomposition, coded: list[CodedAction],
-    validation: ValidationReport, evaluation: EvalReport, world: str = "crafter",
+    *, validation: ValidationReport, evaluation: EvalReport, world: str = DEFAULT_WORLD,
 ) -> list[SkillEntry]:  # fmt: skip
     """Add every action of iteration k that passed validation (in `world`), with how it did in
     training. A reused entry keeps its first writer as origin; recording twice changes

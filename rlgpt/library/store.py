@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rlgpt.errors import UserError
 from rlgpt.messages import ActionValidation, CodedAction, EvalReport, SubAction
+from rlgpt.worlds import DEFAULT_WORLD
 
 MANIFEST = "manifest.json"
 
@@ -136,7 +137,7 @@ class SkillLibrary:
         return list(self.manifest().skills.get(name, []))
 
     def best(
-        self, name: str, manifest: Manifest | None = None, world: str = "crafter"
+        self, name: str, manifest: Manifest | None = None, world: str = DEFAULT_WORLD
     ) -> SkillEntry | None:
         """The version of `world` to reuse: validated, most reached in training, newest on a
         tie; a version never trained with comes after every one that was. Pass `manifest`
@@ -173,7 +174,7 @@ class SkillLibrary:
 
     def record(
         self, action: CodedAction, sub: SubAction, validation: ActionValidation,
-        origin: Origin, stat: UsageStat | None, world: str = "crafter",
+        origin: Origin, stat: UsageStat | None, world: str = DEFAULT_WORLD,
     ) -> SkillEntry:  # fmt: skip
         """Add `action` of `world` (a new version unless its source is already there for that
         world) and, once, the statistics of the iteration that trained with it."""
@@ -201,7 +202,7 @@ class SkillLibrary:
 
     def record_learned(
         self, name: str, world: str, policy: Path, config: dict[str, object], space: str,
-        reach: tuple[float | None, float | None, float | None], samples: int, origin: Origin,
+        reach: tuple[float | None, float | None, float | None], *, samples: int, origin: Origin,
     ) -> LearnedEntry:  # fmt: skip
         """Add a trained learned action's policy (a new version unless the same weights are
         there); `reach`: before and after training, and its code alone."""

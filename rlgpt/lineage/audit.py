@@ -69,7 +69,7 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
         params = {}
     return {
         "run_id": run.name,
-        "world": params.get("run", {}).get("world", "crafter"),
+        "world": params.get("run", {}).get("world", "crafter"),  # recorded before other worlds
         "iteration": k,
         "exchanges": exchanges,
         "code_sha256": code,

@@ -40,7 +40,7 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
 
 def make_env(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, view_radius: int,
-    macro_step_budget: int, sandbox: SandboxParams | None = None, masking: Masking = "off",
+    macro_step_budget: int, *, sandbox: SandboxParams | None = None, masking: Masking = "off",
     learned: list[LearnedAction] | None = None, snapshots: Snapshots | None = None,
 ) -> MacroActionWrapper:  # fmt: skip
     """One env; each inserted coded action runs in its own sandboxed worker, which the env
@@ -75,7 +75,7 @@ def make_env(
 
 def env_factories(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, n_envs: int,
-    view_radius: int, macro_step_budget: int, sandbox: SandboxParams | None = None,
+    view_radius: int, *, macro_step_budget: int, sandbox: SandboxParams | None = None,
     masking: Masking = "off", learned: list[LearnedAction] | None = None,
     snapshots: Snapshots | None = None,
 ) -> list[Callable[[], gym.Env[np.ndarray, int]]]:  # fmt: skip
@@ -88,10 +88,10 @@ def env_factories(
                 seed * 1000 + rank,
                 view_radius,
                 macro_step_budget,
-                sandbox,
-                masking,
-                learned,
-                snapshots,
+                sandbox=sandbox,
+                masking=masking,
+                learned=learned,
+                snapshots=snapshots,
             )  # fmt: skip
         )
 

@@ -56,7 +56,7 @@ class _Progress:
 
 def evaluate(
     checkpoint: Path | None, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
-    coded: list[CodedAction], train: TrainParams, params: EvalParams, seed: int, samples: int,
+    coded: list[CodedAction], train: TrainParams, *, params: EvalParams, seed: int, samples: int,
     show_progress: bool = True, sandbox: SandboxParams | None = None, act: Act | None = None,
     seed_base: int = EVAL_SEED_BASE, learned: list[LearnedAction] | None = None,
 ) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
@@ -64,8 +64,8 @@ def evaluate(
     the selection's); the report and the episode table. The policy is the checkpoint's, or
     `act` when given (then `checkpoint` is not read)."""
     env = make_env(
-        task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox,
-        train.action_masking, learned,
+        task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox=sandbox,
+        masking=train.action_masking, learned=learned,
     )  # fmt: skip
     if act is None:
         if checkpoint is None:

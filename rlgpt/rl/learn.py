@@ -193,20 +193,24 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             model = load_policy(init, venv, t.device)
             model.set_random_seed(req.seed)
         else:
-            model = new_model(cfg.ppo, False, venv, req.seed, t.device, masked, t.fused_adam)
+            model = new_model(
+                cfg.ppo, False, venv, req.seed, t.device, masked, fused_adam=t.fused_adam,
+            )  # fmt: skip
             start_as_its_code(model, cfg, world)
         model.set_logger(configure_logger(str(out / "sb3"), ["csv"]))
         held = sets.held
 
         def measure(act_model: object) -> Reach:
-            return reach(world, cfg, req.coded, held, policy_act(act_model), t, sb, req.seed)  # type: ignore[arg-type]
+            act = policy_act(act_model)  # type: ignore[arg-type]
+            return reach(world, cfg, req.coded, held, act, t, sandbox=sb, seed=req.seed)
 
         before = _cached_reach(out / "reach_before.json", lambda: measure(model))
         skill = None
         if cfg.name in [c.name for c in req.coded]:
             alone = cfg.model_copy(update={"macro_actions": [cfg.name], "primitive_actions": None})
             skill = _cached_reach(out / "reach_skill.json", lambda: reach(
-                world, alone, req.coded, held, skill_act(cfg.name), t, sb, req.seed))  # fmt: skip
+                world, alone, req.coded, held, skill_act(cfg.name), t, sandbox=sb,
+                seed=req.seed))  # fmt: skip
         budget = PrimitiveBudget(
             cfg.sample_budget, req.show_progress, start, t.checkpoint_every,
             lambda samples: ckpt.save(model, samples), out / "curve.csv", desc=f"learn {cfg.name}",

@@ -155,7 +155,7 @@ class Reach(BaseModel):
 def reach(
     world: World, cfg: LearnedConfig, coded: list[CodedAction], held: list[Start],
     act: Callable[[np.ndarray, MacroActionWrapper], int], train: TrainParams,
-    sandbox: SandboxParams, seed: int,
+    *, sandbox: SandboxParams, seed: int,
 ) -> Reach:  # fmt: skip
     """Play one episode from each held-out start (in order) with `act`."""
     starts = StartStates([[s.blob for s in held]], seed)

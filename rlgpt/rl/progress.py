@@ -16,7 +16,7 @@ class Progress:
 
     def __init__(
         self, total: int, desc: str, unit: str, initial: int = 0, enabled: bool = True,
-        every_s: float = 30.0, stream: Any = None,
+        every_s: float = 30.0, *, stream: Any = None,
     ) -> None:  # fmt: skip
         self.stream = stream or sys.stderr
         self.total, self.desc, self.unit, self.every_s = total, desc, unit, every_s

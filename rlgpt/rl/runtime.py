@@ -251,12 +251,14 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             _, error = yield from self._call(name, {}, "stop")
         self._info = info
         assert obs is not None
-        return self._ended(name, before, info, obs, total, steps, term, trunc, error,
-                           budget)  # fmt: skip
+        return self._ended(
+            name, before, info, obs, total, steps, term=term, trunc=trunc, error=error,
+            budget=budget,
+        )  # fmt: skip
 
     def _ended(
         self, name: str, before: dict[str, Any], info: dict[str, Any], obs: np.ndarray,
-        total: float, steps: int, term: bool, trunc: bool, error: str, budget: int,
+        total: float, steps: int, *, term: bool, trunc: bool, error: str, budget: int,
     ) -> Step:  # fmt: skip
         """A call's step: a call that used its whole budget without changing inventory or
         position is a dead loop; one that changed nothing (or failed) is charged."""
@@ -308,5 +310,5 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             rose = int(info["achievements"].get(name, 0)) > start
             if rose or term or trunc or steps >= option.step_budget or not mask.any():
                 break
-        return self._ended(name, before, info, obs, total, steps, term, trunc, "",
-                           option.step_budget)  # fmt: skip
+        return self._ended(name, before, info, obs, total, steps, term=term, trunc=trunc, error="",
+                           budget=option.step_budget)  # fmt: skip

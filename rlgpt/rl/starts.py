@@ -107,7 +107,7 @@ def from_episodes(
     cfg = RLConfig(macro_actions=[c.name for c in usable], reward_terms=[], sample_budget=1,
                    learned_actions=[a.name for a in learned])  # fmt: skip
     env = make_env(task, cfg, usable, seed_base, train.view_radius, train.macro_step_budget,
-                   sandbox, "plan", learned=learned)  # fmt: skip
+                   sandbox=sandbox, masking="plan", learned=learned)  # fmt: skip
     out: list[Start] = []
     played = 0
     try:

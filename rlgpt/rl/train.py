@@ -118,7 +118,7 @@ class PrimitiveBudget(BaseCallback):
     def __init__(
         self, budget: int, show: bool, start: int = 0, every: int = 0,
         on_checkpoint: Callable[[int], None] | None = None, curve: Path | None = None,
-        desc: str = "train",
+        *, desc: str = "train",
     ) -> None:  # fmt: skip
         super().__init__()
         self.curve = curve
@@ -186,7 +186,7 @@ def save_atomic(model: Policy, path: Path) -> None:
 
 def run_key(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], seed: int, init: str | None = None,
-    masking: str = "off", learned: list[LearnedAction] | None = None,
+    masking: str = "off", *, learned: list[LearnedAction] | None = None,
 ) -> str:  # fmt: skip
     """What a checkpoint belongs to: resuming under another config (or another starting
     policy, `init`: its sha256, or with masks switched, or other learned actions) would be
@@ -227,7 +227,7 @@ class Checkpoints:
 
 def new_model(
     ppo: PPOConfig, image: bool, venv: DummyVecEnv, seed: int, device: str, masked: bool,
-    fused_adam: bool,
+    *, fused_adam: bool,
 ) -> Policy:  # fmt: skip
     """A fresh PPO (or MaskablePPO). Its optimizer is SB3's own (Adam, eps 1e-5), fused into one
     kernel per step with `fused_adam`; a saved policy keeps the kind it was made with."""
@@ -255,8 +255,8 @@ def new_model(
 
 def train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
-    out_dir: Path, show_progress: bool = True, sandbox: SandboxParams | None = None,
-    previous: TrainResult | None = None, slots: int | None = 0, *,
+    out_dir: Path, *, show_progress: bool = True, sandbox: SandboxParams | None = None,
+    previous: TrainResult | None = None, slots: int | None = 0,
     learned: list[LearnedAction] | None = None, snapshots: int = 0,
 ) -> TrainResult:  # fmt: skip
     """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. `slots`: at
@@ -268,13 +268,15 @@ def train(
     scratch. `learned` actions join the space as options; with `snapshots`, at most that many
     states where the policy called each are kept (out_dir/starts/<name>.starts.pkl)."""
     with training_slot(slots, log.warning):  # before any env or worker starts
-        return _train(task, cfg, coded, params, seed, out_dir, show_progress, sandbox, previous,
-                      learned or [], snapshots)  # fmt: skip
+        return _train(
+            task, cfg, coded, params, seed, out_dir, show_progress=show_progress, sandbox=sandbox,
+            previous=previous, learned=learned or [], snapshots=snapshots,
+        )  # fmt: skip
 
 
 def _train(
     task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
-    out_dir: Path, show_progress: bool, sandbox: SandboxParams | None,
+    out_dir: Path, *, show_progress: bool, sandbox: SandboxParams | None,
     previous: TrainResult | None, learned: list[LearnedAction], snapshots: int,
 ) -> TrainResult:  # fmt: skip
     torch.set_num_threads(params.torch_threads)
@@ -284,14 +286,15 @@ def _train(
     out_dir.mkdir(parents=True, exist_ok=True)
     log_states = SnapshotLog(snapshots, seed) if snapshots and cfg.learned_actions else None
     factories = env_factories(
-        task, cfg, coded, seed, params.n_envs, params.view_radius, params.macro_step_budget,
-        sandbox, params.action_masking, learned, log_states,
+        task, cfg, coded, seed, params.n_envs, params.view_radius,
+        macro_step_budget=params.macro_step_budget, sandbox=sandbox, masking=params.action_masking,
+        learned=learned, snapshots=log_states,
     )  # fmt: skip
     # envs step in turns: one steps its game while another's worker answers; threads only
     # took turns at the GIL (docs/speed.md, envs in turns)
     venv = InterleavedVecEnv(factories)
     masked = params.masked
-    key = run_key(task, cfg, coded, seed, init_sha, params.action_masking, learned)
+    key = run_key(task, cfg, coded, seed, init_sha, params.action_masking, learned=learned)
     ckpt = Checkpoints(out_dir, key)
     try:
         start = ckpt.resumable() or 0
@@ -304,7 +307,7 @@ def _train(
             model.set_random_seed(seed)
         else:
             model = new_model(cfg.ppo, cfg.observation == "image", venv, seed, params.device,
-                              masked, params.fused_adam)  # fmt: skip
+                              masked, fused_adam=params.fused_adam)  # fmt: skip
         # SB3's own scalars (losses, entropy, explained variance, ...): train/sb3/progress.csv,
         # which tasks/tracking.py forwards to MLflow
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))

@@ -114,7 +114,7 @@ class MacroWorker:
     def __init__(
         self, coded: list[CodedAction], skills: SkillPackage, timeout_s: float = 5.0,
         memory_mib: int = 1024, isolation: str = "bwrap", cpu_s: int | None = None,
-        deadline: float | None = None, gate: bool = True, run_memory_mib: int = 0,
+        *, deadline: float | None = None, gate: bool = True, run_memory_mib: int = 0,
         step_cpu_ms: float | None = None, loaded: bool = True,
         step_cpu_why: str = "sandbox.step_cpu_ms",
     ) -> None:  # fmt: skip

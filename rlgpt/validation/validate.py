@@ -109,7 +109,7 @@ def _warm(world: str, radius: int) -> None:
 
 def _play(
     worker: MacroWorker, world: World, env: WorldEnv, action: CodedAction, spec: Scenario,
-    ach: str | None, budget: Budget, end_steps: int,
+    ach: str | None, *, budget: Budget, end_steps: int,
 ) -> Run:  # fmt: skip
     """Run the action from the arranged state until it returns, its steps are spent, or what
     it does next cannot change its verdict."""
@@ -183,7 +183,9 @@ def validate_action(
     the OS layer alone)."""
     try:
         game = get_world(world)
-        return _validate(action, game, sandbox, view_radius, lint_code, gate_code, time.monotonic())
+        return _validate(
+            action, game, sandbox, view_radius, lint_code, gate_code, t0=time.monotonic(),
+        )  # fmt: skip
     except SandboxUnavailable:  # no sandbox is the run's failure, not this action's
         raise
     except MacroError as exc:
@@ -202,7 +204,7 @@ def _worker_failure(action: CodedAction, exc: MacroError) -> ActionValidation:
 
 def _validate(
     action: CodedAction, world: World, sandbox: SandboxParams, view_radius: int,
-    lint_code: bool, gate_code: bool, t0: float,
+    lint_code: bool, gate_code: bool, *, t0: float,
 ) -> ActionValidation:  # fmt: skip
     rejected = gate(action.name, action.source) if gate_code else None
     if rejected is not None:
@@ -246,7 +248,9 @@ def _validate(
         own = action.name if ach and action.name in world.primitives() else None
         outcomes = []
         for spec in specs:
-            run = _play(worker, world, env, action, spec, ach, budget, sandbox.end_steps)
+            run = _play(
+                worker, world, env, action, spec, ach, budget=budget, end_steps=sandbox.end_steps,
+            )  # fmt: skip
             outcomes.append(outcome(run, *judge(run, ach, own, rules)))
             if not outcomes[-1].ok and not tolerated(outcomes[-1]):
                 break  # it fails the action: no need to look further

@@ -176,8 +176,9 @@ def test_a_benchmark_job_s_child_dies_with_the_job(tmp_path):
     job.write_text(
         "import subprocess, sys\n"
         f"sys.path.insert(0, {str(REPO / 'benchmarks')!r})\n"
-        "from paper_methods import die_with_parent\n"
-        f"subprocess.run([sys.executable, '-c', {child_code!r}], preexec_fn=die_with_parent)\n"
+        "from paper_methods import with_parent\n"
+        f"subprocess.run(with_parent([sys.executable, '-c', {child_code!r}]),"
+        " start_new_session=True)\n"
     )
     parent = subprocess.Popen([sys.executable, str(job)])
     deadline = time.monotonic() + 60

@@ -19,7 +19,7 @@ def evaluated(tiny_run):
     run = tiny_run
     report, table = evaluate(
         Path(run["result"].checkpoint), run["task"], run["dec"], run["cfg"], run["coded"],
-        run["params"], EvalParams(episodes=2), seed=0, samples=run["result"].samples,
+        run["params"], params=EvalParams(episodes=2), seed=0, samples=run["result"].samples,
         show_progress=False,
     )  # fmt: skip
     return report, table

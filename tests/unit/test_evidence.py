@@ -95,9 +95,9 @@ def test_the_library_keeps_learned_skills_beside_coded_ones(tmp_path: Path):
     policy = tmp_path / "policy.zip"
     policy.write_bytes(b"weights v1")
     lib.record_learned("collect_wood", "crafter", policy, {"name": "collect_wood"}, "space-a",
-                       (0.1, 0.6, 0.5), 1000, origin)  # fmt: skip
+                       (0.1, 0.6, 0.5), samples=1000, origin=origin)  # fmt: skip
     again = lib.record_learned("collect_wood", "crafter", policy, {}, "space-a",
-                               (0.1, 0.6, 0.5), 1000, origin)  # fmt: skip
+                               (0.1, 0.6, 0.5), samples=1000, origin=origin)  # fmt: skip
     assert again.version == 1  # the same weights are kept once
     best = lib.best_learned("collect_wood", "crafter", "space-a")
     assert best is not None and (lib.root / best.file).read_bytes() == b"weights v1"

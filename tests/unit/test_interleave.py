@@ -22,8 +22,8 @@ def _factories(n_envs: int) -> list:
     coded = [write_action(n, 40) for n in NAMES]
     cfg = RLConfig(macro_actions=NAMES, ppo=params.train.ppo, sample_budget=1000,
                    reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
-    return env_factories(get_task("make_wood_pickaxe"), cfg, coded, 7, n_envs, 4, 40,
-                         masking="plan")  # fmt: skip
+    return env_factories(get_task("make_wood_pickaxe"), cfg, coded, 7, n_envs, 4,
+                         macro_step_budget=40, masking="plan")  # fmt: skip
 
 
 def _same(a: object, b: object) -> bool:

@@ -193,7 +193,10 @@ def test_a_learned_action_runs_as_an_option_until_its_effect(trained, tmp_path):
     cfg = RLConfig(macro_actions=[], learned_actions=["collect_wood"], reward_terms=[],
                    sample_budget=1, primitive_actions=["noop"])  # fmt: skip
     log = SnapshotLog(cap=2, seed=0)
-    env = make_env(req.task, cfg, coded, 3, 4, 80, SANDBOX, "off", [action], log)
+    env = make_env(
+        req.task, cfg, coded, 3, 4, 80, sandbox=SANDBOX, masking="off", learned=[action],
+        snapshots=log,
+    )  # fmt: skip
     try:
         assert env.action_space.n == 2 and env.action_name(1) == ("collect_wood", True)
         _, info = env.reset(seed=3)
@@ -218,7 +221,7 @@ def test_reach_counts_effects_deaths_and_budgets(wood_starts):
     from rlgpt.rl.starts import Start
 
     held = [Start(source=f"staged {i}", blob=b) for i, b in enumerate(wood_starts[:3])]
-    r = reach(CRAFTER, cfg, coded, held, skill_act("collect_wood"), TRAIN, SANDBOX, 0)
+    r = reach(CRAFTER, cfg, coded, held, skill_act("collect_wood"), TRAIN, sandbox=SANDBOX, seed=0)
     assert math.isclose(r.reach + r.deaths + r.out_of_steps, 1.0)
     assert r.reach >= 2 / 3  # the reference code collects wood where a tree is in view
     assert r.steps > 0
@@ -284,7 +287,7 @@ def test_a_fresh_learned_action_starts_out_calling_its_own_code(wood_starts):
     env = learned_env(CRAFTER, cfg, coded, StartStates([wood_starts], 0), TRAIN, SANDBOX)
     try:
         venv = DummyVecEnv([lambda: env])
-        model = new_model(SMALL, False, venv, 0, "cpu", True, False)
+        model = new_model(SMALL, False, venv, 0, "cpu", True, fused_adam=False)
         obs, _ = env.reset()
         tensor = model.policy.obs_to_tensor(obs)[0]
         before = model.policy.get_distribution(tensor).distribution.probs[0, 17].item()

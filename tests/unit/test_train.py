@@ -146,7 +146,10 @@ def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(t
     assert first.warm_start_from is None and first.space
     # iteration 2 revises the code (same name, same place): the policy continues
     revised = [coded[0].model_copy(update={"source": coded[0].source + "\n"})]
-    second = train(task, cfg, revised, params, 1, tmp_path / "b", False, None, first)
+    second = train(
+        task, cfg, revised, params, 1, tmp_path / "b", show_progress=False, sandbox=None,
+        previous=first,
+    )  # fmt: skip
     assert second.warm_start_from == first.checkpoint
     assert second.warm_start_sha256 and second.space == first.space
     before = load_policy(first.checkpoint).policy.state_dict()
@@ -158,7 +161,10 @@ def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(t
     assert torch.dist(after[key], before[key]) < torch.dist(scratch[key], before[key])
     # another action space (all 17 primitives back): a new policy
     wider = cfg.model_copy(update={"primitive_actions": None})
-    third = train(task, wider, coded, params, 2, tmp_path / "d", False, None, second)
+    third = train(
+        task, wider, coded, params, 2, tmp_path / "d", show_progress=False, sandbox=None,
+        previous=second,
+    )  # fmt: skip
     assert third.warm_start_from is None and third.space != second.space
 
 

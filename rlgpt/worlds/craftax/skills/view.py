@@ -54,7 +54,7 @@ class ObsView:
     def __init__(
         self, blocks: Iterable[str] = (), items: Iterable[str] = (), mobs: Iterable[str] = (),
         kinds: dict[str, str] | None = None, inventory: Iterable[str] = (),
-        achievements: Iterable[str] = (), floors: Iterable[str] = (),
+        achievements: Iterable[str] = (), *, floors: Iterable[str] = (),
         item_sources: dict[str, str] | None = None, kills_to_open: int = 8,
     ) -> None:  # fmt: skip
         self._block_names, self._item_names = tuple(blocks), tuple(items)
