@@ -20,7 +20,6 @@ from pydantic import (
 )
 
 from rlgpt.textsafe import storable_tree
-from rlgpt.worlds import DEFAULT_WORLD
 
 
 class Message(BaseModel):
@@ -53,7 +52,8 @@ class TaskSpec(Message):
     description: str = Field(description="One line for humans and prompts.")
     max_episode_steps: int = Field(gt=0, description="Primitive steps before truncation.")
     paper_name: str | None = Field(default=None, description="RL-GPT paper task it stands for.")
-    world: str = Field(default=DEFAULT_WORLD, description="The world (game) the task belongs to.")
+    # a task recorded before there were other worlds is Crafter's (the worlds' own tasks name it)
+    world: str = Field(default="crafter", description="The world (game) the task belongs to.")
 
     def _hashed(self) -> dict[str, object]:
         """Without `world` while it is crafter: hashes of tasks recorded before worlds stay."""

@@ -11,8 +11,8 @@ from pathlib import Path
 RLGPT = Path(__file__).resolve().parents[2] / "rlgpt"
 # From the top floor down, as docs/design.md lists them.
 FLOORS = [
-    "check", "rl", "report", "lineage", "agents", "validation", "llm", "config", "worlds",
-    "library", "sandbox", "evidence", "messages", "textsafe", "errors", "faults",
+    "check", "rl", "report", "lineage", "agents", "validation", "llm", "config", "library",
+    "worlds", "sandbox", "evidence", "messages", "textsafe", "errors", "faults",
 ]  # fmt: skip
 
 
