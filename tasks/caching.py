@@ -21,8 +21,9 @@ from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.stages import log_start, record_stage, stage_key, verified
 
 RESULTS_DIR = ".prefect-results"
-# The stage body running in this context and its key (set by `stage`, read by `finish`).
-_CURRENT: ContextVar[tuple[str, str] | None] = ContextVar(
+# The stage body running in this context, its key and whether it has called `finish` (set by
+# `stage`, read by `finish`).
+_CURRENT: ContextVar[tuple[str, str, list[bool]] | None] = ContextVar(
     "rlgpt_stage", default=None
 )  # PREFECT_LOCAL_STORAGE_PATH is runs/<id>/.prefect-results
 
@@ -108,7 +109,8 @@ def stage(name: str, retries: int) -> Callable[[Callable[..., Any]], Any]:
     from the body's real arguments (all but ctx): Prefect's cache key and the record of the
     stage's files use the same function of the same values, so an argument added to a stage
     is in its key without anyone listing it. The body logs its start (a fault-injection point)
-    and ends with `finish(ctx, files)`."""
+    and ends with `finish(ctx, files)`; a body that returns without it (it had nothing to do)
+    is recorded with no files, so a resumed run does not run it again."""
 
     def decorate(fn: Callable[..., Any]) -> Any:
         signature = inspect.signature(fn)
@@ -121,11 +123,15 @@ def stage(name: str, retries: int) -> Callable[[Callable[..., Any]], Any]:
             inputs = {n: v for n, v in bound.arguments.items() if n != "ctx"}
             log_start(ctx.layout.root, name, int(inputs["k"]))
             _run_logger().info("%s, iteration %d of run %s", name, inputs["k"], ctx.run_id)
-            token = _CURRENT.set((name, _key(name, ctx, inputs)))
+            key, finished = _key(name, ctx, inputs), [False]
+            token = _CURRENT.set((name, key, finished))
             try:
-                return fn(*args, **kwargs)
+                out = fn(*args, **kwargs)
             finally:
                 _CURRENT.reset(token)
+            if not finished[0]:  # it had nothing to write: done all the same, a resume skips it
+                record_stage(ctx.layout.root, key, name, [])
+            return out
 
         return task(
             name=name,
@@ -145,5 +151,6 @@ def finish(ctx: RunContext, files: list[Path]) -> None:
     current = _CURRENT.get()
     if current is None:
         raise RuntimeError("finish() outside a @stage body")
-    name, key = current
+    name, key, finished = current
     record_stage(ctx.layout.root, key, name, files)
+    finished[0] = True

@@ -21,6 +21,17 @@ def probe(ctx: RunContext, k: int, extra: str, previous: str | None = None) -> s
     return extra
 
 
+@stage("idle", retries=0)
+def idle(ctx: RunContext, k: int, work: list[str]) -> list[str]:
+    if not work:  # nothing to do: returns before any finish()
+        return []
+    path = ctx.layout.file(k, "idle.txt")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(",".join(work))
+    finish(ctx, [path])
+    return work
+
+
 def _ctx(tmp_path: Path) -> RunContext:
     params = Params()
     params.run.runs_dir = str(tmp_path / "runs")
@@ -54,3 +65,19 @@ def test_a_recorded_path_is_found_where_the_run_is_now(tmp_path):
     assert in_run(ctx, "/old/home/runs/r/iter_2/train/policy.zip") == moved
     assert in_run(ctx, "runs/r/iter_2/train/policy.zip") == moved
     assert in_run(ctx, "/elsewhere/model.zip") == Path("/elsewhere/model.zip")
+
+
+def test_a_stage_with_nothing_to_do_is_recorded_done_so_a_resume_skips_it(tmp_path):
+    """A body that returns before `finish` (learn with nothing to learn) is still a finished
+    stage: a resumed run finds its record verified and does not run it again."""
+    from rlgpt.lineage.stages import verified
+
+    ctx = _ctx(tmp_path)
+    idle.fn(ctx, 2, [])
+    key = _cache_key_fn("idle")(None, {"ctx": ctx, "k": 2, "work": []})
+    assert verified(ctx.layout.root, key)
+    idle.fn(ctx, 3, ["a"])
+    key = _cache_key_fn("idle")(None, {"ctx": ctx, "k": 3, "work": ["a"]})
+    assert verified(ctx.layout.root, key)
+    ctx.layout.file(3, "idle.txt").write_text("changed")
+    assert not verified(ctx.layout.root, key), "a changed file is never trusted"
