@@ -177,8 +177,8 @@ def log_iteration(
     recomputed = False
     for old in _runs(c, parent.info.experiment_id, ctx.run_id):
         tags = old.data.tags
-        if tags.get("mlflow.parentRunId") != ctx.mlflow_run_id:
-            continue
+        if tags.get("mlflow.parentRunId") != ctx.mlflow_run_id or "rlgpt.learned" in tags:
+            continue  # another run's, or a learned action's (log_learned keeps those)
         if tags.get("rlgpt.iteration") == str(it.iteration):
             if old.info.status == "FINISHED" and tags.get("rlgpt.digest") == digest:
                 return str(old.info.run_id)  # logged before a crash: never log twice
