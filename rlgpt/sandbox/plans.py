@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Generator, Iterable, Mapping
 from typing import Any, NamedTuple
 
 MAX_STEPS = 64  # steps in one plan: a long path is walked as several plans
@@ -103,6 +103,44 @@ def predict(
                 x, y = x + d[0], y + d[1]
         steps.append(Step(action, (x, y), facing, None, holds))
     return Plan(steps, ends)
+
+
+def plan_args(holds: Any, ends: Any, conditions: Collection[str]) -> tuple[str, ...]:
+    """The condition names a skill API's `plan` was given in `holds` (a tuple of at most
+    MAX_HOLDS of `conditions`), with `ends` an achievement's name or None (the world checks
+    it is one); ValueError saying what to write otherwise."""
+    names = tuple(itertools.islice(holds, MAX_HOLDS + 1)) if not isinstance(holds, str) else ()
+    if (
+        len(names) > MAX_HOLDS
+        or isinstance(holds, str)
+        or not all(isinstance(h, str) and h in conditions for h in names)
+    ):
+        raise ValueError(f"holds takes a tuple of at most {MAX_HOLDS} of these names: "
+                         + ", ".join(conditions))  # fmt: skip
+    if ends is not None and not isinstance(ends, str):
+        raise ValueError("ends takes the name of an achievement, e.g. 'collect_wood'")
+    return names
+
+
+def walk_stretch(
+    plan_of: Callable[[list[str]], Plan], stretch: list[Cell], moves: Mapping[Cell, str],
+    start: Cell, position: Callable[[], Cell],
+) -> Generator[Any, Any, tuple[int, bool]]:  # fmt: skip
+    """Walk `stretch` (unit steps seen to be free, from `start`): one move alone, more as one
+    plan (`plan_of` makes it from the moves' names). Returns how many steps were taken and
+    whether the player (`position()`) stands where they lead; a walk goes on from there as
+    one step at a time would have. A generator: `taken, there = yield from walk_stretch(...)`."""
+    taken = 1
+    if len(stretch) == 1:
+        yield moves[stretch[0]]
+    else:
+        sent = yield plan_of([moves[s] for s in stretch])
+        # None: driven by a loop that dropped what `yield` returned; the position tells
+        taken = sent if isinstance(sent, int) else walked(position(), start, stretch)
+    x, y = start
+    for dx, dy in stretch[:taken]:
+        x, y = x + dx, y + dy
+    return taken, position() == (x, y)
 
 
 def free_stretch(path: list[Cell], free: Callable[[int, int], bool]) -> int:

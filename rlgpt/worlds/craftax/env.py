@@ -13,7 +13,6 @@ player changes floor).
 from __future__ import annotations
 
 import math
-import pickle
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -23,6 +22,7 @@ from rlgpt.messages import TaskSpec
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import obs, vocab
+from rlgpt.worlds.grid.snapshot import JaxEpisodeSnapshots
 
 ObsKind = Literal["symbolic"]
 MOVES = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_down": (0, 1)}
@@ -49,7 +49,7 @@ def inventory_of(frame: G.Frame) -> dict[str, int]:
     return {k: int(out[k]) for k in F.items()}
 
 
-class CraftaxEnv(gym.Env[np.ndarray, int]):
+class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     """Full Craftax as a gymnasium env for one task.
 
     Episodes end (terminated) on death, on beating the necromancer, or on the task's
@@ -276,21 +276,6 @@ class CraftaxEnv(gym.Env[np.ndarray, int]):
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
         obs_ = self._unobserved if self.defer_observations else self.last_obs
         return obs_, frame.reward, terminated, truncated, info
-
-    def snapshot(self) -> bytes:
-        """The whole state of the episode (craftax's state and key, the achievement counts,
-        the step count, the cells seen, the seed and episode): `restore` continues it exactly
-        (a learned action's start state). Trusted-process data: never from a worker."""
-        fields = (self._state, self._key, self._counts, self._steps, self._seen, self._seed,
-                  self._episode)  # fmt: skip
-        return pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
-
-    def restore(self, blob: bytes) -> dict[str, Any]:
-        """Go back to a `snapshot`; the info of that state."""
-        fields = pickle.loads(blob)  # noqa: S301 - written by snapshot() only
-        self._state, self._key, counts, self._steps, seen, self._seed, self._episode = fields
-        self._counts, self._seen = counts.copy(), seen.copy()
-        return self.refresh()
 
     def refresh(self) -> dict[str, Any]:
         """Re-read the state after the trusted process changed it (as validation scenarios

@@ -12,7 +12,6 @@ policy network serves both worlds.
 
 from __future__ import annotations
 
-import pickle
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -21,6 +20,7 @@ import numpy as np
 from rlgpt.messages import TaskSpec
 from rlgpt.worlds.craftax_classic import game as G
 from rlgpt.worlds.crafter.recipes import achievements, game_data, semantic_names, stations
+from rlgpt.worlds.grid.snapshot import JaxEpisodeSnapshots
 
 ObsKind = Literal["symbolic"]
 KINDS = ("symbolic",)
@@ -29,7 +29,7 @@ STEPS = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_d
 THERMO = 9  # inventory counts as thermometers, as CrafterEnv
 
 
-class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
+class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     """Craftax-Classic as a gymnasium env for one task; CrafterEnv's constructor and members.
 
     Episodes end (terminated) on death or on the task's achievement; they are truncated at the
@@ -257,21 +257,6 @@ class CraftaxClassicEnv(gym.Env[np.ndarray, int]):
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
         obs = self._unobserved if self.defer_observations else self.last_obs
         return obs, reward, terminated, truncated, info
-
-    def snapshot(self) -> bytes:
-        """The whole state of the episode (craftax's state and key, the achievement counts,
-        the step count, the cells seen, the seed and episode): `restore` continues it exactly
-        (a learned action's start state). Trusted-process data: never from a worker."""
-        fields = (self._state, self._key, self._counts, self._steps, self._seen, self._seed,
-                  self._episode)  # fmt: skip
-        return pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
-
-    def restore(self, blob: bytes) -> dict[str, Any]:
-        """Go back to a `snapshot`; the info of that state."""
-        fields = pickle.loads(blob)  # noqa: S301 - written by snapshot() only
-        self._state, self._key, counts, self._steps, seen, self._seed, self._episode = fields
-        self._counts, self._seen = counts.copy(), seen.copy()
-        return self.refresh()
 
     def refresh(self) -> dict[str, Any]:
         """Re-read the state after the trusted process changed it (as validation scenarios

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan, walked
+from rlgpt.sandbox.plans import Plan, walk_stretch
 
 from .plan import plan, walk_steps
 from .view import HOSTILE, MOVES, WALKABLE, ObsView
@@ -163,17 +163,11 @@ def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> A
         # free ground seen ahead goes as one plan: the host stops it where a step at a time
         # would look again, and the walk goes on from there as it would have
         stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
-        taken = 1
-        if len(stretch) == 1:
-            yield MOVES[step]
-        else:
-            sent = yield plan(view, [MOVES[s] for s in stretch])
-            taken = sent if isinstance(sent, int) else walked(view.position, before, stretch)
-        x, y = before
-        for dx, dy in stretch[:taken]:
-            x, y = x + dx, y + dy
+        taken, there = yield from walk_stretch(
+            lambda moves: plan(view, moves), stretch, MOVES, before, lambda: view.position
+        )
         i += taken
-        if view.position != (x, y):  # a mob stepped in, or the dark hid a wall
+        if not there:  # a mob stepped in, or the dark hid a wall
             return False
     return True
 

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan, walked
+from rlgpt.sandbox.plans import Plan, walk_stretch
 
 from .known import UNSUITED, edge_known, route_known
 from .plan import plan, walk_steps
@@ -132,18 +132,11 @@ def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) ->
         if view.at(*step) not in WALKABLE:
             return False
         stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
-        taken = 1
-        if len(stretch) == 1:
-            yield MOVES[step]
-        else:
-            sent = yield plan(view, [MOVES[s] for s in stretch])
-            # None: driven by a loop that dropped what `yield` returned; the view tells
-            taken = sent if isinstance(sent, int) else walked(view.position, before, stretch)
-        x, y = before
-        for dx, dy in stretch[:taken]:
-            x, y = x + dx, y + dy
+        taken, there = yield from walk_stretch(
+            lambda moves: plan(view, moves), stretch, MOVES, before, lambda: view.position
+        )
         i += taken
-        if view.position != (x, y):  # a creature stepped in, or the view has no position
+        if not there:  # a creature stepped in, or the view has no position
             return False
     return True
 
@@ -195,13 +188,9 @@ def explore(
         if view.at(*view.facing) in WALKABLE:  # straight on while the way is open: one plan
             ahead = [view.facing] * left
             ahead = ahead[: max(1, walk_steps(view, ahead))]
-            taken = 1
-            if len(ahead) == 1:
-                yield MOVES[view.facing]
-            else:
-                start = view.position
-                sent = yield plan(view, [MOVES[d] for d in ahead])
-                taken = sent if isinstance(sent, int) else walked(view.position, start, ahead)
+            taken, _ = yield from walk_stretch(
+                lambda moves: plan(view, moves), ahead, MOVES, view.position, lambda: view.position
+            )
             left -= taken
             continue
         left -= 1

@@ -5,11 +5,10 @@ process, on a view of its own fed the same states)."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any
 
-from rlgpt.sandbox.plans import MAX_HOLDS, Plan, Step, free_stretch, lost, predict
+from rlgpt.sandbox.plans import Plan, Step, free_stretch, lost, plan_args, predict
 
 from .night import DAWN, DUSK, _sealed
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError
@@ -39,16 +38,10 @@ def plan(
     `ends` (an achievement), the call ends right after the step that raises it, and this code
     does not run again: for an action's last act, after which it would return (`yield
     plan(view, ["do"], ends="collect_wood")`)."""
-    names = tuple(itertools.islice(holds, MAX_HOLDS + 1)) if not isinstance(holds, str) else ()
-    if (
-        len(names) > MAX_HOLDS
-        or isinstance(holds, str)
-        or not all(isinstance(h, str) and h in PLAN_CONDITIONS for h in names)
-    ):
-        raise SkillAPIError(f"holds takes a tuple of at most {MAX_HOLDS} of these names: "
-                            + ", ".join(PLAN_CONDITIONS))  # fmt: skip
-    if ends is not None and not isinstance(ends, str):
-        raise SkillAPIError("ends takes the name of an achievement, e.g. 'collect_wood'")
+    try:
+        names = plan_args(holds, ends, PLAN_CONDITIONS)
+    except ValueError as exc:
+        raise SkillAPIError(str(exc)) from None
     if ends is not None:
         view.achievements[ends]  # an unknown name raises, saying which there are
     free = lambda x, y: _free(view, x, y)  # noqa: E731
