@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rlgpt.config import LearnParams, load_params  # noqa: E402
 from rlgpt.messages import LearnedConfig, RLConfig  # noqa: E402
 from rlgpt.rl.learn import LearnRequest, train_all, train_learned  # noqa: E402
-from rlgpt.rl.train import train  # noqa: E402
+from rlgpt.rl.train import TrainSettings, train  # noqa: E402
+from rlgpt.trial import Trial  # noqa: E402
 from rlgpt.worlds import get_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,8 +46,8 @@ def baseline(samples: int, out: Path) -> float:
     cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], primitive_actions=None,
                    ppo=params.train.ppo, sample_budget=samples)  # fmt: skip
     tp = params.train.model_copy(update={"checkpoint_every": 0})
-    result = train(task, cfg, coded, tp, seed=0, out_dir=out, show_progress=False,
-                   sandbox=params.sandbox)  # fmt: skip
+    settings = TrainSettings(params=tp, seed=0, show_progress=False, sandbox=params.sandbox)
+    result = train(Trial.of(task, cfg, coded), out, settings=settings)
     return result.samples_per_s
 
 

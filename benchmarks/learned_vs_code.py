@@ -28,10 +28,13 @@ from rlgpt.config import EvalParams, LearnParams, load_params  # noqa: E402
 from rlgpt.llm.base import ChatMessage, LLMRequest  # noqa: E402
 from rlgpt.llm.offline import OfflineAuthor  # noqa: E402
 from rlgpt.messages import LearnedConfig, RLConfig, ShapingTerm  # noqa: E402
-from rlgpt.rl.evaluate import evaluate  # noqa: E402
+from rlgpt.rl.evaluate import EvalSettings, evaluate  # noqa: E402
 from rlgpt.rl.learn import LearnRequest, train_learned  # noqa: E402
-from rlgpt.rl.options import LearnedAction  # noqa: E402
 from rlgpt.rl.shaping import signals  # noqa: E402
+from rlgpt.trial import (
+    LearnedAction,  # noqa: E402
+    Trial,  # noqa: E402
+)
 from rlgpt.worlds import DEFAULT_WORLD, get_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,9 +73,10 @@ def play(args: argparse.Namespace, world: Any, dec: Any, coded: list[Any],
         return int(env.index_of((todo or [env.names[-1]])[0]))
 
     report, _ = evaluate(
-        None, task, dec, cfg, coded, params.train, params=EvalParams(episodes=args.episodes),
-        seed=args.seed, samples=0, show_progress=False, sandbox=params.sandbox, act=act,
-        learned=learned,
+        Trial.of(task, cfg, coded, dec=dec, learned=learned), None, act=act,
+        settings=EvalSettings(params=EvalParams(episodes=args.episodes), train=params.train,
+                              seed=args.seed, samples=0, show_progress=False,
+                              sandbox=params.sandbox),
     )  # fmt: skip
     return {"success": report.success_rate, "deaths": report.ends.get("death", 0.0),
             "deaths_at": report.deaths_at}  # fmt: skip

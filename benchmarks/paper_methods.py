@@ -85,8 +85,9 @@ def ppo(
     a reward term per plan step (the knowledge as reward, no coded action)."""
     from rlgpt.config import EvalParams, load_params
     from rlgpt.messages import RewardTerm, RLConfig
-    from rlgpt.rl.evaluate import evaluate
-    from rlgpt.rl.train import train
+    from rlgpt.rl.evaluate import EvalSettings, evaluate
+    from rlgpt.rl.train import TrainSettings, train
+    from rlgpt.trial import Trial
 
     params = load_params(ROOT / "params.yaml")
     spec, steps, dec = _plan(task, world)
@@ -95,15 +96,16 @@ def ppo(
                    ppo=params.train.ppo)  # fmt: skip
     t0, samples, first, points, previous = time.perf_counter(), 0, None, [], None
     for i in range(1, segments + 1):
-        result = train(spec, cfg, [], params.train, seed + i, out / f"seg{i}",
-                       show_progress=False, previous=previous)  # fmt: skip
+        trial = Trial.of(spec, cfg, [], dec=dec)
+        settings = TrainSettings(params=params.train, seed=seed + i, show_progress=False)
+        result = train(trial, out / f"seg{i}", settings=settings, previous=previous)
         if first is None and result.first_success is not None:
             first = samples + result.first_success
         samples += result.samples
-        report, table = evaluate(
-            Path(result.checkpoint), spec, dec, cfg, [], params.train,
-            params=EvalParams(episodes=episodes), seed=seed, samples=samples, show_progress=False,
-        )  # fmt: skip
+        report, table = evaluate(trial, Path(result.checkpoint), settings=EvalSettings(
+            params=EvalParams(episodes=episodes), train=params.train, seed=seed, samples=samples,
+            show_progress=False,
+        ))  # fmt: skip
         points.append(_point(samples, report))
         previous = result
     return _record(points, samples, first, t0) | {"unlocked": unlocked(table)}
@@ -116,8 +118,9 @@ def pure_code(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -
     episode first succeeded (nothing is trained)."""
     from rlgpt.config import EvalParams, load_params
     from rlgpt.messages import RLConfig
-    from rlgpt.rl.evaluate import evaluate
+    from rlgpt.rl.evaluate import EvalSettings, evaluate
     from rlgpt.rl.runtime import MacroActionWrapper
+    from rlgpt.trial import Trial
     from rlgpt.worlds import get_world
 
     params = load_params(ROOT / "params.yaml")
@@ -136,8 +139,10 @@ def pure_code(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -
 
     t0 = time.perf_counter()
     report, table = evaluate(
-        None, spec, dec, cfg, coded, params.train, params=EvalParams(episodes=episodes),
-        seed=seed, samples=0, show_progress=False, sandbox=params.sandbox, act=act,
+        Trial.of(spec, cfg, coded, dec=dec), None, act=act, settings=EvalSettings(
+            params=EvalParams(episodes=episodes), train=params.train, seed=seed, samples=0,
+            show_progress=False, sandbox=params.sandbox,
+        ),
     )  # fmt: skip
     played = table["steps"].cumsum()
     wins = played[table["success"]]

@@ -64,7 +64,8 @@ def _baseline(samples: int, seed: int) -> dict[str, float]:
 def _rlgpt(samples: int, seed: int) -> dict[str, float]:
     from rlgpt.config import Params
     from rlgpt.messages import RewardTerm, RLConfig
-    from rlgpt.rl.train import train
+    from rlgpt.rl.train import TrainSettings, train
+    from rlgpt.trial import Trial
     from rlgpt.worlds.crafter.author import write_action
     from rlgpt.worlds.crafter.tasks import get_task
 
@@ -79,7 +80,11 @@ def _rlgpt(samples: int, seed: int) -> dict[str, float]:
         sample_budget=samples,
     )
     with tempfile.TemporaryDirectory() as out:
-        res = train(task, cfg, coded, params.train, seed, Path(out), show_progress=False)
+        res = train(
+            Trial.of(task, cfg, coded),
+            Path(out),
+            settings=TrainSettings(params=params.train, seed=seed, show_progress=False),
+        )
     return {"samples": res.samples, "wall_s": res.wall_s}
 
 

@@ -20,8 +20,9 @@ from pathlib import Path
 from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig
 from rlgpt.rl import envs
-from rlgpt.rl.train import train
+from rlgpt.rl.train import TrainSettings, train
 from rlgpt.sandbox.pool import MacroPool
+from rlgpt.trial import Trial
 from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.tasks import get_task
 
@@ -94,9 +95,11 @@ def _train(source: str, gate: bool, samples: int, seed: int) -> tuple[float, str
     envs.MacroPool = functools.partial(MacroPool, gate=gate)  # type: ignore[misc,assignment]
     try:
         with tempfile.TemporaryDirectory() as out:
-            result = train(get_task("collect_wood"), cfg, coded, params, seed, Path(out),
-                           show_progress=False,
-                           sandbox=SandboxParams(reply_timeout_s=1.0))  # fmt: skip
+            settings = TrainSettings(params=params, seed=seed, show_progress=False,
+                                     sandbox=SandboxParams(reply_timeout_s=1.0))  # fmt: skip
+            result = train(
+                Trial.of(get_task("collect_wood"), cfg, coded), Path(out), settings=settings
+            )
     finally:
         envs.MacroPool = pool  # type: ignore[misc]
     return result.samples_per_s, result.macro_faults.get("extra", "")

@@ -38,10 +38,11 @@ from rlgpt import OPENMP_DEFAULTS
 from rlgpt.config import Params
 from rlgpt.messages import RewardTerm, RLConfig
 from rlgpt.rl import envs
-from rlgpt.rl.train import train
+from rlgpt.rl.train import TrainSettings, train
 from rlgpt.sandbox.client import MacroWorker
 from rlgpt.sandbox.stepping import PlanStepper
 from rlgpt.sandbox.worker import _Worker
+from rlgpt.trial import Trial
 from rlgpt.validation.validate import validate_action
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.author import write_action
@@ -253,8 +254,10 @@ def _training(
     with tempfile.TemporaryDirectory() as out:
         isolation = "degraded" if kind == "in_process" else kind  # (in_process: not used)
         sandbox = params.sandbox.model_copy(update={"isolation": isolation})
-        result = train(task, cfg, coded, params.train, seed, Path(out), show_progress=False,
-                       sandbox=sandbox)  # fmt: skip
+        settings = TrainSettings(
+            params=params.train, seed=seed, show_progress=False, sandbox=sandbox
+        )
+        result = train(Trial.of(task, cfg, coded), Path(out), settings=settings)
     per_sample = (cpu["host"] + cpu["workers"]) / max(result.samples, 1) * 1e6
     return {"samples_per_s": result.samples_per_s, "cpu_us_per_sample": per_sample,
             "calls_per_sample": calls[0] / max(result.samples, 1)}  # fmt: skip

@@ -41,7 +41,8 @@ def _child(samples: int, seed: int, slots: int | None) -> None:
     """One training in this process; prints its samples and its start and end times."""
     from rlgpt.config import Params
     from rlgpt.messages import RewardTerm, RLConfig
-    from rlgpt.rl.train import train
+    from rlgpt.rl.train import TrainSettings, train
+    from rlgpt.trial import Trial
     from rlgpt.worlds.crafter.author import write_action
     from rlgpt.worlds.crafter.tasks import get_task
 
@@ -51,10 +52,11 @@ def _child(samples: int, seed: int, slots: int | None) -> None:
                    reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
     with tempfile.TemporaryDirectory() as out:
         t0 = time.time()
+        settings = TrainSettings(params=params.train, seed=seed, show_progress=False,
+                                 sandbox=params.sandbox, slots=slots)  # fmt: skip
         res = train(
-            get_task("make_wood_pickaxe"), cfg, coded, params.train, seed, Path(out),
-            show_progress=False, sandbox=params.sandbox, previous=None, slots=slots,
-        )  # fmt: skip
+            Trial.of(get_task("make_wood_pickaxe"), cfg, coded), Path(out), settings=settings
+        )
         print(json.dumps({"samples": res.samples, "start": t0, "end": time.time()}))
 
 

@@ -268,7 +268,8 @@ def _cpu_of(pool: Any) -> float:
 
 
 def _child(task_kind: str, samples: int, seed: int) -> dict[str, Any]:
-    from rlgpt.rl.train import train
+    from rlgpt.rl.train import TrainSettings, train
+    from rlgpt.trial import Trial
 
     clock = Clock()
     cpu = {"worker": 0.0}
@@ -286,7 +287,11 @@ def _child(task_kind: str, samples: int, seed: int) -> dict[str, Any]:
     task, cfg, coded, params = _setup(task_kind, samples)
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        res = train(task, cfg, coded, params.train, seed, Path(out), show_progress=False)
+        res = train(
+            Trial.of(task, cfg, coded),
+            Path(out),
+            settings=TrainSettings(params=params.train, seed=seed, show_progress=False),
+        )
         wall = time.perf_counter() - t0
     t = clock.inside
     n = res.samples

@@ -19,13 +19,12 @@ from rlgpt.messages import (
     Critique,
     Decomposition,
     EvalReport,
-    RLConfig,
     ValidationReport,
 )  # fmt: skip
 from rlgpt.rl.learned import LearnedResult
-from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.selection import best_iteration, regressions, revised
 from rlgpt.rl.train import TrainResult
+from rlgpt.trial import Trial
 from tasks import candidates, learning, stages, tracking
 
 
@@ -63,15 +62,15 @@ def _best_of(
 
 
 def _keep_what_won(
-    ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, before: list[CodedAction],
-    coded: list[CodedAction], *, trained: TrainResult, selections: list[EvalReport],
-    learned: list[LearnedAction] | None = None,
+    ctx: RunContext, trial: Trial, before: list[CodedAction], *, trained: TrainResult,
+    selections: list[EvalReport],
 ) -> tuple[EvalReport | None, dict[str, str], list[CodedAction]]:  # fmt: skip
     """The policy on the selection episodes, the revised actions that lowered their reach
     rate there (reverted: their earlier code is what goes on), and the code that goes on."""
+    coded = list(trial.coded)
     if not ctx.params.eval.selection_episodes:
         return None, {}, coded
-    selection = stages.select(ctx, k, dec, cfg, coded, trained, learned=learned)
+    selection = stages.select(ctx, trial, trained)
     old = revised(before, coded)
     reverted = regressions(list(old), selections[-1], selection) if selections else {}
     selections.append(selection)
@@ -119,6 +118,51 @@ def _record(
             state.learned[r.name] = r
 
 
+def _write_code(
+    ctx: RunContext, k: int, dec: Decomposition, feedback: dict[str, str],
+    before: list[CodedAction], given: list[CodedAction] | None,
+) -> tuple[list[CodedAction], ValidationReport]:  # fmt: skip
+    """Iteration k's code and its validation: the code that came with the plan (one agent),
+    or the fast agent's (the best of several candidates with scale.candidates), repaired
+    from validation's feedback up to llm.max_repairs times."""
+    p = ctx.params
+    coded = given if given is not None else stages.generate_code(ctx, k, dec, feedback, before)
+    if p.scale.candidates > 1 and given is None:
+        coded, report = _best_of(ctx, k, dec, feedback, before, coded)
+    else:
+        report = stages.validate(ctx, k, coded)
+    for attempt in range(1, p.llm.max_repairs + 1):
+        if report.ok:
+            break
+        coded = stages.repair(ctx, k, dec, coded, report, attempt)
+        report = stages.validate(ctx, k, coded)
+    return coded, report
+
+
+def _trial(
+    ctx: RunContext, k: int, dec: Decomposition, coded: list[CodedAction],
+    report: ValidationReport, *, state: RunState, feedback: dict[str, str],
+) -> tuple[Trial, list[LearnedResult]]:  # fmt: skip
+    """Iteration k's trial, once its code is validated: its learned actions trained (those
+    that passed their judgement join the space), its RL config written over what is usable.
+    Nothing that failed validation reaches training; the code of a sub-action now learned
+    (validated when it was coded) joins the learned action's space, and where its learned
+    action stays out, the code covers it."""
+    usable = report.passed(coded)
+    have = {c.name for c in usable}
+    spare = [c for n, c in state.code.items()
+             if n not in have and n in learning.to_learn(dec, report)]  # fmt: skip
+    learned = learning.learn(ctx, k, dec, coded, report, list(state.learned.values()) or None,
+                             feedback=feedback or None, spare=spare or None)  # fmt: skip
+    actions = [r.action() for r in learned if r.ok]
+    names = [a.name for a in actions]
+    usable += [c for c in spare if c.name not in names]
+    state.code |= {c.name: c for c in report.passed(coded)}
+    cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable], names or None)
+    trial = Trial(task=ctx.task, k=k, dec=dec, cfg=cfg, coded=tuple(usable), learned=tuple(actions))
+    return trial, learned
+
+
 def _inner_loop(
     ctx: RunContext, k: int, outer: int, dec: Decomposition, coded: list[CodedAction],
     critique: Critique | None, *, state: RunState, emit: bool, t0: float,
@@ -133,46 +177,24 @@ def _inner_loop(
     feedback = dict(critique.fast_feedback) if critique else {}
     for inner in range(1, (1 if given is not None else p.run.max_inner) + 1):
         k += 1
-        # one agent: the code that came with the plan; two: the fast agent writes it
         before = coded
-        coded = given if given is not None else stages.generate_code(ctx, k, dec, feedback, coded)
-        if p.scale.candidates > 1 and given is None:
-            coded, report = _best_of(ctx, k, dec, feedback, before, coded)
-        else:
-            report = stages.validate(ctx, k, coded)
-        for attempt in range(1, p.llm.max_repairs + 1):
-            if report.ok:
-                break
-            coded = stages.repair(ctx, k, dec, coded, report, attempt)
-            report = stages.validate(ctx, k, coded)
-        usable = report.passed(coded)  # nothing that failed validation reaches training
-        # the code of a sub-action now learned (validated when it was coded) joins the
-        # learned action's space; where its learned action stays out, the code covers it
-        have = {c.name for c in usable}
-        spare = [c for n, c in state.code.items()
-                 if n not in have and n in learning.to_learn(dec, report)]  # fmt: skip
-        learned = learning.learn(ctx, k, dec, coded, report, list(state.learned.values()) or None,
-                                 feedback=feedback or None, spare=spare or None)  # fmt: skip
-        actions = [r.action() for r in learned if r.ok] or None
-        names = [a.name for a in actions] if actions else None
-        usable += [c for c in spare if c.name not in (names or [])]
-        state.code |= {c.name: c for c in report.passed(coded)}
-        cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable], names)
+        coded, report = _write_code(ctx, k, dec, feedback, before, given)
+        trial, learned = _trial(ctx, k, dec, coded, report, state=state, feedback=feedback)
         previous = state.trained[-1] if state.trained and p.train.warm_start else None
-        state.trained.append(stages.train(ctx, k, cfg, usable, previous, actions))
-        evaluation = stages.evaluate(ctx, k, dec, cfg, usable, state.trained[-1], learned=actions)
+        trained = stages.train(ctx, trial, previous)
+        state.trained.append(trained)
+        evaluation = stages.evaluate(ctx, trial, trained)
         selection, reverted, kept = _keep_what_won(
-            ctx, k, dec, cfg, before, usable, trained=state.trained[-1],
-            selections=state.selections, learned=actions,
-        )  # fmt: skip
-        verdict = stages.critique(ctx, k, dec, report, evaluation, reverted or None,
+            ctx, trial, before, trained=trained, selections=state.selections
+        )
+        verdict = stages.critique(ctx, trial, report, evaluation, reverted or None,
                                   learned=learned or None)  # fmt: skip
-        stages.record_skills(ctx, k, dec, coded, report, evaluation)
+        stages.record_skills(ctx, trial, validation=report, evaluation=evaluation)
         _record(state, dec, report, evaluation, verdict, learned)
         coded = [next((c for c in kept if c.name == old.name), old) for old in coded]
         it = stages.summarize_iteration(
-            ctx, k, outer, inner, dec, report, evaluation=evaluation, verdict=verdict,
-            trained=state.trained[-1], selection=selection, learned=learned or None,
+            ctx, trial, report, at=(outer, inner), evaluation=evaluation, verdict=verdict,
+            trained=trained, selection=selection, learned=learned or None,
         )  # fmt: skip
         state.its.append(it)
         if emit:

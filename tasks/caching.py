@@ -19,6 +19,7 @@ from rlgpt.config import LearnParams
 from rlgpt.errors import RLGPTError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.stages import log_start, record_stage, stage_key, verified
+from rlgpt.trial import Trial
 
 RESULTS_DIR = ".prefect-results"
 # The stage body running in this context, its key and whether it has called `finish` (set by
@@ -70,7 +71,13 @@ def _key(stage: str, ctx: RunContext, inputs: dict[str, Any]) -> str:
             del params[section][name]
             if not params[section]:  # a section added later, all at its defaults
                 del params[section]
-    return stage_key(stage, ctx.run_id, int(inputs["k"]), {**inputs, "params": params})
+    return stage_key(stage, ctx.run_id, iteration(inputs), {**inputs, "params": params})
+
+
+def iteration(inputs: dict[str, Any]) -> int:
+    """The iteration a stage runs in: its trial's, or its `k` before the trial is made."""
+    trial = inputs.get("trial")
+    return trial.k if isinstance(trial, Trial) else int(inputs["k"])
 
 
 def _cache_key_fn(stage: str) -> Any:
@@ -121,8 +128,8 @@ def stage(name: str, retries: int) -> Callable[[Callable[..., Any]], Any]:
             bound.apply_defaults()
             ctx: RunContext = bound.arguments["ctx"]
             inputs = {n: v for n, v in bound.arguments.items() if n != "ctx"}
-            log_start(ctx.layout.root, name, int(inputs["k"]))
-            _run_logger().info("%s, iteration %d of run %s", name, inputs["k"], ctx.run_id)
+            log_start(ctx.layout.root, name, iteration(inputs))
+            _run_logger().info("%s, iteration %d of run %s", name, iteration(inputs), ctx.run_id)
             key, finished = _key(name, ctx, inputs), [False]
             token = _CURRENT.set((name, key, finished))
             try:

@@ -29,12 +29,12 @@ from rlgpt.messages import (
     RLConfig,
     ValidationReport,
 )  # fmt: skip
-from rlgpt.rl.evaluate import SELECTION_SEED_BASE
+from rlgpt.rl.evaluate import EVAL_SEED_BASE, SELECTION_SEED_BASE, EvalSettings
 from rlgpt.rl.evaluate import evaluate as run_evaluation
 from rlgpt.rl.learned import LearnedResult
-from rlgpt.rl.options import LearnedAction
-from rlgpt.rl.train import TrainResult
+from rlgpt.rl.train import TrainResult, TrainSettings
 from rlgpt.rl.train import train as run_training
+from rlgpt.trial import LearnedAction, Trial
 from rlgpt.validation.validate import validate_all
 from tasks.caching import finish, stage
 
@@ -182,62 +182,64 @@ def in_run_learned(ctx: RunContext, learned: list[LearnedAction] | None) -> list
     return [a.model_copy(update={"policy": str(in_run(ctx, a.policy))}) for a in learned or []]
 
 
+def in_run_trial(ctx: RunContext, trial: Trial) -> Trial:
+    """The trial with its learned actions' policy files where the run directory is now."""
+    return trial.model_copy(update={"learned": tuple(in_run_learned(ctx, list(trial.learned)))})
+
+
 @stage("train", retries=1)
-def train(
-    ctx: RunContext, k: int, cfg: RLConfig, coded: list[CodedAction],
-    previous: TrainResult | None = None, learned: list[LearnedAction] | None = None,
-) -> TrainResult:  # fmt: skip
-    """PPO on the enlarged action space (coded, then `learned` actions); with `previous`
-    (train.warm_start), it continues the last iteration's policy when the action space is
-    the same. The states where it called each learned action are kept (train/starts/)."""
-    seed = ctx.params.run.seed + k
-    out = ctx.layout.train_dir(k)
+def train(ctx: RunContext, trial: Trial, previous: TrainResult | None = None) -> TrainResult:
+    """PPO on the trial's enlarged action space (coded, then learned actions); with
+    `previous` (train.warm_start), it continues the last iteration's policy when the action
+    space is the same. The states where it called each learned action are kept (starts/)."""
+    p, out = ctx.params, ctx.layout.train_dir(trial.k)
     if previous is not None:
         previous = previous.model_copy(update={"checkpoint": str(in_run(ctx, previous.checkpoint))})
-    result = run_training(
-        ctx.task, cfg, coded, ctx.params.train, seed, out, show_progress=ctx.show_progress,
-        sandbox=ctx.params.sandbox, previous=previous, slots=ctx.params.scale.training_slots,
-        learned=in_run_learned(ctx, learned), snapshots=ctx.params.learn.snapshots,
+    settings = TrainSettings(
+        params=p.train, seed=p.run.seed + trial.k, show_progress=ctx.show_progress,
+        sandbox=p.sandbox, slots=p.scale.training_slots, snapshots=p.learn.snapshots,
     )  # fmt: skip
+    result = run_training(in_run_trial(ctx, trial), out, settings=settings, previous=previous)
     files = [Path(result.checkpoint), write_model(out / "train.json", result)]
     files += sorted((out / "starts").glob("*.starts.pkl"))
     finish(ctx, files)
     return result
 
 
+def eval_settings(ctx: RunContext, trained: TrainResult, *, selection: bool) -> EvalSettings:
+    """How the trial's policy is judged: on the evaluation's episodes, or the selection's."""
+    p = ctx.params
+    params = p.eval.model_copy(update={"episodes": p.eval.selection_episodes}) if selection else (
+        p.eval)  # fmt: skip
+    return EvalSettings(
+        params=params, train=p.train, seed=p.run.seed, samples=trained.samples,
+        show_progress=ctx.show_progress, sandbox=p.sandbox,
+        seed_base=SELECTION_SEED_BASE if selection else EVAL_SEED_BASE,
+    )  # fmt: skip
+
+
 @stage("evaluate", retries=1)
-def evaluate(
-    ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
-    trained: TrainResult, *, learned: list[LearnedAction] | None = None,
-) -> EvalReport:  # fmt: skip
+def evaluate(ctx: RunContext, trial: Trial, trained: TrainResult) -> EvalReport:
     report, table = run_evaluation(
-        in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train,
-        params=ctx.params.eval, seed=ctx.params.run.seed, samples=trained.samples,
-        show_progress=ctx.show_progress, sandbox=ctx.params.sandbox,
-        learned=in_run_learned(ctx, learned),
+        in_run_trial(ctx, trial), in_run(ctx, trained.checkpoint),
+        settings=eval_settings(ctx, trained, selection=False),
     )  # fmt: skip
     report = with_training_faults(report, trained)
-    episodes = ctx.layout.file(k, "episodes.parquet")
+    episodes = ctx.layout.file(trial.k, "episodes.parquet")
     table.to_parquet(episodes, index=False)
-    finish(ctx, [episodes, write_model(ctx.layout.file(k, "eval.json"), report)])
+    finish(ctx, [episodes, write_model(ctx.layout.file(trial.k, "eval.json"), report)])
     return report
 
 
 @stage("select", retries=1)
-def select(
-    ctx: RunContext, k: int, dec: Decomposition, cfg: RLConfig, coded: list[CodedAction],
-    trained: TrainResult, *, learned: list[LearnedAction] | None = None,
-) -> EvalReport:  # fmt: skip
+def select(ctx: RunContext, trial: Trial, trained: TrainResult) -> EvalReport:
     """The policy on the selection episodes (eval.selection_episodes, seeds apart from the
     evaluation's): what chooses the final policy and keeps out a harmful revision."""
-    params = ctx.params.eval.model_copy(update={"episodes": ctx.params.eval.selection_episodes})
     report, _ = run_evaluation(
-        in_run(ctx, trained.checkpoint), ctx.task, dec, cfg, coded, ctx.params.train, params=params,
-        seed=ctx.params.run.seed, samples=trained.samples, show_progress=ctx.show_progress,
-        sandbox=ctx.params.sandbox, seed_base=SELECTION_SEED_BASE,
-        learned=in_run_learned(ctx, learned),
+        in_run_trial(ctx, trial), in_run(ctx, trained.checkpoint),
+        settings=eval_settings(ctx, trained, selection=True),
     )  # fmt: skip
-    finish(ctx, [write_model(ctx.layout.file(k, "selection.json"), report)])
+    finish(ctx, [write_model(ctx.layout.file(trial.k, "selection.json"), report)])
     return report
 
 
@@ -255,9 +257,8 @@ def with_training_faults(report: EvalReport, trained: TrainResult) -> EvalReport
 
 @stage("critique", retries=2)
 def critique(
-    ctx: RunContext, k: int, dec: Decomposition, validation: ValidationReport,
-    evaluation: EvalReport, reverted: dict[str, str] | None = None,
-    *, learned: list[LearnedResult] | None = None,
+    ctx: RunContext, trial: Trial, validation: ValidationReport, evaluation: EvalReport,
+    reverted: dict[str, str] | None = None, *, learned: list[LearnedResult] | None = None,
 ) -> Critique:  # fmt: skip
     """The critic's verdict; `reverted` (rlgpt's, from the selection episodes) is recorded in
     it, and a reverted action gets no fast-agent feedback this round: its earlier code stays.
@@ -265,41 +266,42 @@ def critique(
     (and why any was kept out)."""
     threshold = ctx.params.run.success_threshold
     if ctx.params.run.critic:
-        critic = CriticAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
-        verdict = critic.critique(ctx.task, dec, validation, evaluation, threshold, learned)
+        critic = CriticAgent(*agent_args(ctx, trial.k), **agent_kwargs(ctx))
+        verdict = critic.critique(ctx.task, trial.dec, validation, evaluation, threshold, learned)
     else:
         verdict = withheld_critique(evaluation, threshold)
     if reverted:
         keep = {n: f for n, f in verdict.fast_feedback.items() if n not in reverted}
         verdict = verdict.model_copy(update={"reverted": reverted, "fast_feedback": keep})
-    finish(ctx, [write_model(ctx.layout.file(k, "critique.json"), verdict)])
+    finish(ctx, [write_model(ctx.layout.file(trial.k, "critique.json"), verdict)])
     return verdict
 
 
 @task(name="record_skills", retries=1)
 def record_skills(
-    ctx: RunContext, k: int, dec: Decomposition, coded: list[CodedAction],
-    validation: ValidationReport, evaluation: EvalReport,
-) -> int:  # fmt: skip
-    """Add iteration k's validated actions, with their training statistics, to the library."""
+    ctx: RunContext, trial: Trial, *, validation: ValidationReport, evaluation: EvalReport
+) -> int:
+    """Add the trial's actions that passed this iteration's validation, with their training
+    statistics, to the library."""
     if not ctx.params.library.add or ctx.params.llm.backend == "replay":
         return 0  # a replay or a reproduction re-runs recorded work: nothing new to add
     entries = record_iteration(
-        Path(ctx.params.library.path), ctx.layout.root, k, ctx.task.name, dec, coded,
-        validation=validation, evaluation=evaluation, world=ctx.task.world,
+        Path(ctx.params.library.path), ctx.layout.root, trial, validation=validation,
+        evaluation=evaluation,
     )  # fmt: skip
     return len(entries)
 
 
 @task(name="summarize_iteration")
 def summarize_iteration(
-    ctx: RunContext, k: int, outer: int, inner: int, dec: Decomposition,
-    validation: ValidationReport, *, evaluation: EvalReport, verdict: Critique,
-    trained: TrainResult, selection: EvalReport | None = None,
-    learned: list[LearnedResult] | None = None,
+    ctx: RunContext, trial: Trial, validation: ValidationReport, *, at: tuple[int, int],
+    evaluation: EvalReport, verdict: Critique, trained: TrainResult,
+    selection: EvalReport | None = None, learned: list[LearnedResult] | None = None,
 ) -> IterationSummary:  # fmt: skip
-    """The iteration's row; its samples are every primitive step it took: the task's training
-    and each learned action's (its training and the episodes played for its start states)."""
+    """The iteration's row (`at`: its outer and inner round); its samples are every primitive
+    step it took: the task's training and each learned action's (its training and the
+    episodes played for its start states)."""
+    k, dec, (outer, inner) = trial.k, trial.dec, at
     usage = usage_of(sorted(ctx.layout.llm_dir(k).glob("*.json")), ctx.params.llm)
     valid = {a.name for a in validation.actions if a.ok}
     coded = [s.name for s in dec.sub_actions if s.mode == "code" and s.name in valid]

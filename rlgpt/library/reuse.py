@@ -16,6 +16,7 @@ from rlgpt.errors import UserError
 from rlgpt.evidence import LibraryRecord
 from rlgpt.library.store import Origin, SkillEntry, SkillLibrary, origin_of, usage_stat
 from rlgpt.messages import CodedAction, Decomposition, EvalReport, ValidationReport
+from rlgpt.trial import Trial
 from rlgpt.worlds import DEFAULT_WORLD
 
 log = logging.getLogger(__name__)
@@ -57,19 +58,19 @@ def recorded(it_dir: Path, skip: set[str]) -> dict[str, tuple[SkillEntry, CodedA
 
 
 def record_iteration(
-    root: Path, run: Path, k: int, task: str, dec: Decomposition, coded: list[CodedAction],
-    *, validation: ValidationReport, evaluation: EvalReport, world: str = DEFAULT_WORLD,
-) -> list[SkillEntry]:  # fmt: skip
-    """Add every action of iteration k that passed validation (in `world`), with how it did in
-    training. A reused entry keeps its first writer as origin; recording twice changes
-    nothing."""
+    root: Path, run: Path, trial: Trial, *, validation: ValidationReport, evaluation: EvalReport
+) -> list[SkillEntry]:
+    """Add every coded action of the trial that passed this iteration's validation (in the
+    trial's world), with how it did in training. A reused entry keeps its first writer as
+    origin; recording twice changes nothing."""
+    k, task, dec, world = trial.k, trial.task.name, trial.dec, trial.task.world
     lib = SkillLibrary(root)
     used_path = run / f"iter_{k}" / LIBRARY_USED
     used = json.loads(used_path.read_text()) if used_path.is_file() else {}
     verdicts = {v.name: v for v in validation.actions}
     subs = {s.name: s for s in dec.sub_actions}
     out = []
-    for action in coded:
+    for action in trial.coded:
         verdict = verdicts.get(action.name)
         if verdict is None or not verdict.ok or action.name not in subs:
             continue

@@ -11,11 +11,12 @@ import numpy as np
 
 from rlgpt.config import Masking, SandboxParams
 from rlgpt.messages import CodedAction, RLConfig, TaskSpec
-from rlgpt.rl.options import LearnedAction, LearnedOption
+from rlgpt.rl.options import LearnedOption
 from rlgpt.rl.rewards import AchievementReward
 from rlgpt.rl.runtime import MacroActionWrapper, Snapshots, Step
 from rlgpt.sandbox.pipes import Waits, drive
 from rlgpt.sandbox.pool import MacroPool
+from rlgpt.trial import LearnedAction
 from rlgpt.worlds import get_world
 
 

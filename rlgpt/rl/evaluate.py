@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +14,14 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from rlgpt.config import EvalParams, SandboxParams, TrainParams
-from rlgpt.messages import CodedAction, Decomposition, EvalReport, RLConfig, TaskSpec
+from rlgpt.messages import EvalReport
 from rlgpt.rl.envs import macro_faults, make_env
-from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.policy import load_policy
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.runtime import MacroActionWrapper, items
 from rlgpt.rl.schema import EPISODES
 from rlgpt.rl.train import lean
+from rlgpt.trial import Trial
 
 EVAL_SEED_BASE = 1_000_000
 # Selection episodes (eval.selection_episodes) play other worlds: what chooses a policy never
@@ -54,18 +55,33 @@ class _Progress:
         return step - self.last_step >= window and len(self.cells) <= max(4, window // 10)
 
 
+@dataclass(frozen=True, kw_only=True)
+class EvalSettings:
+    """How a trial's policy is judged: `params.episodes` episodes on held-out seeds (from
+    `seed_base`: the evaluation's, or the selection's, apart from training's `seed`), played
+    with the training's env settings `train`; `samples`: what the policy was trained on (the
+    report carries it)."""
+
+    params: EvalParams
+    train: TrainParams
+    seed: int
+    samples: int
+    show_progress: bool = True
+    sandbox: SandboxParams | None = None
+    seed_base: int = EVAL_SEED_BASE
+
+
 def evaluate(
-    checkpoint: Path | None, task: TaskSpec, dec: Decomposition, cfg: RLConfig,
-    coded: list[CodedAction], train: TrainParams, *, params: EvalParams, seed: int, samples: int,
-    show_progress: bool = True, sandbox: SandboxParams | None = None, act: Act | None = None,
-    seed_base: int = EVAL_SEED_BASE, learned: list[LearnedAction] | None = None,
-) -> tuple[EvalReport, pd.DataFrame]:  # fmt: skip
-    """Run params.episodes episodes on held-out seeds (from `seed_base`: the evaluation's, or
-    the selection's); the report and the episode table. The policy is the checkpoint's, or
-    `act` when given (then `checkpoint` is not read)."""
+    trial: Trial, checkpoint: Path | None, *, settings: EvalSettings, act: Act | None = None
+) -> tuple[EvalReport, pd.DataFrame]:
+    """Play the trial's action space with the checkpoint's policy, or `act` when given (then
+    `checkpoint` is not read); the report and the episode table."""
+    dec, params, train = trial.dec, settings.params, settings.train
+    seed, seed_base = settings.seed, settings.seed_base
     env = make_env(
-        task, cfg, coded, seed, train.view_radius, train.macro_step_budget, sandbox=sandbox,
-        masking=train.action_masking, learned=learned,
+        trial.task, trial.cfg, list(trial.coded), seed, train.view_radius,
+        train.macro_step_budget, sandbox=settings.sandbox, masking=train.action_masking,
+        learned=list(trial.learned),
     )  # fmt: skip
     if act is None:
         if checkpoint is None:
@@ -87,7 +103,7 @@ def evaluate(
     traces: list[str] = []
     try:
         what = "eval" if seed_base == EVAL_SEED_BASE else "select"
-        bar = Progress(params.episodes, what, "episodes", enabled=show_progress)
+        bar = Progress(params.episodes, what, "episodes", enabled=settings.show_progress)
         with lean():  # rlgpt/rl/train.py
             for ep in range(params.episodes):
                 ep_seed = seed_base + seed * 10_000 + ep
@@ -140,7 +156,7 @@ def evaluate(
     report = EvalReport(
         success_rate=float(table["success"].mean()),
         episodes=len(table),
-        samples=samples,
+        samples=settings.samples,
         mean_episode_steps=float(table["steps"].mean()),
         dead_loop_ratio=float(table["dead_loop"].mean()),
         subgoal_rates={s.name: reached[s.name] / len(table) for s in dec.sub_actions},

@@ -40,7 +40,7 @@ from rlgpt.rl.learned import (
     space_key,
     start_as_its_code,
 )  # fmt: skip
-from rlgpt.rl.options import LearnedAction, policy_sha256
+from rlgpt.rl.options import policy_sha256
 from rlgpt.rl.policy import load_policy
 from rlgpt.rl.shaping import StartStates
 from rlgpt.rl.slots import training_slot
@@ -55,6 +55,7 @@ from rlgpt.rl.starts import (
     staged,
 )  # fmt: skip
 from rlgpt.rl.train import Checkpoints, PrimitiveBudget, lean, new_model, save_atomic
+from rlgpt.trial import LearnedAction
 from rlgpt.worlds import get_world
 from rlgpt.worlds.base import World
 

@@ -28,7 +28,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from rlgpt.config import LearnParams, SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, LearnedConfig
 from rlgpt.rl.envs import macro_faults
-from rlgpt.rl.options import LearnedAction, space_of
+from rlgpt.rl.options import space_of
 from rlgpt.rl.policy import Policy
 from rlgpt.rl.runtime import MacroActionWrapper
 from rlgpt.rl.shaping import LearnedEpisode, StartStates, signals
@@ -36,6 +36,7 @@ from rlgpt.rl.starts import (
     Start,
 )  # fmt: skip
 from rlgpt.sandbox.pool import MacroPool
+from rlgpt.trial import LearnedAction
 from rlgpt.worlds.base import World
 
 log = logging.getLogger(__name__)

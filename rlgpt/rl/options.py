@@ -18,28 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel
 from sb3_contrib import MaskablePPO
 
 from rlgpt.messages import LearnedConfig, TaskSpec
 from rlgpt.rl.policy import load_policy
+from rlgpt.trial import LearnedAction
 from rlgpt.worlds.base import MaskRule, World
-
-
-class LearnedAction(BaseModel):
-    """A trained learned action as training and evaluation use it: its config (its space and
-    budget) and its policy file."""
-
-    name: str
-    config: LearnedConfig
-    policy: str
-    policy_sha256: str = ""
-
-    def key(self) -> str:
-        """What the policy is: its config and its weights."""
-        return hashlib.sha256(
-            f"{self.config.content_hash()}:{self.policy_sha256}".encode()
-        ).hexdigest()
 
 
 def option_task(world: World, name: str) -> TaskSpec:

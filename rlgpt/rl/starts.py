@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, Decomposition, RLConfig, TaskSpec
-from rlgpt.rl.options import LearnedAction
+from rlgpt.trial import LearnedAction
 from rlgpt.worlds.base import World, WorldEnv
 
 log = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -25,11 +26,11 @@ from rlgpt.faults import maybe_crash
 from rlgpt.messages import CodedAction, PPOConfig, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.interleave import InterleavedVecEnv
-from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.policy import Policy, load_policy
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.slots import training_slot
 from rlgpt.rl.starts import SnapshotLog
+from rlgpt.trial import LearnedAction, Trial
 
 log = logging.getLogger(__name__)
 
@@ -253,32 +254,39 @@ def new_model(
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class TrainSettings:
+    """How a trial trains (not what: that is the trial). `seed`: the training's seed; `slots`:
+    at most this many trainings run at once on the machine (None: one per core; 0: no limit;
+    rlgpt.rl.slots); `snapshots`: at most this many states where the policy called each
+    learned action are kept (out_dir/starts/<name>.starts.pkl)."""
+
+    params: TrainParams
+    seed: int
+    show_progress: bool = True
+    sandbox: SandboxParams | None = None
+    slots: int | None = 0
+    snapshots: int = 0
+
+
 def train(
-    task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
-    out_dir: Path, *, show_progress: bool = True, sandbox: SandboxParams | None = None,
-    previous: TrainResult | None = None, slots: int | None = 0,
-    learned: list[LearnedAction] | None = None, snapshots: int = 0,
-) -> TrainResult:  # fmt: skip
-    """Train PPO for cfg.sample_budget primitive steps; save out_dir/policy.zip. `slots`: at
-    most this many trainings run at once on the machine (None: one per core; 0: no limit;
-    rlgpt.rl.slots). Checkpoints every `params.checkpoint_every` samples; a rerun of the
-    same training resumes from the last complete checkpoint (model, optimizer, num_timesteps,
-    samples). With `previous` (the last iteration's result) trained on the same action space,
-    training continues that policy (weights and optimizer) instead of starting from
-    scratch. `learned` actions join the space as options; with `snapshots`, at most that many
-    states where the policy called each are kept (out_dir/starts/<name>.starts.pkl)."""
-    with training_slot(slots, log.warning):  # before any env or worker starts
-        return _train(
-            task, cfg, coded, params, seed, out_dir, show_progress=show_progress, sandbox=sandbox,
-            previous=previous, learned=learned or [], snapshots=snapshots,
-        )  # fmt: skip
+    trial: Trial, out_dir: Path, *, settings: TrainSettings, previous: TrainResult | None = None
+) -> TrainResult:
+    """Train PPO on the trial's action space (its coded, then its learned actions, as options)
+    for trial.cfg.sample_budget primitive steps; save out_dir/policy.zip. Checkpoints every
+    `params.checkpoint_every` samples; a rerun of the same training resumes from the last
+    complete checkpoint (model, optimizer, num_timesteps, samples). With `previous` (the last
+    iteration's result) trained on the same action space, training continues that policy
+    (weights and optimizer) instead of starting from scratch."""
+    with training_slot(settings.slots, log.warning):  # before any env or worker starts
+        return _train(trial, out_dir, settings, previous)
 
 
 def _train(
-    task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], params: TrainParams, seed: int,
-    out_dir: Path, *, show_progress: bool, sandbox: SandboxParams | None,
-    previous: TrainResult | None, learned: list[LearnedAction], snapshots: int,
-) -> TrainResult:  # fmt: skip
+    trial: Trial, out_dir: Path, settings: TrainSettings, previous: TrainResult | None
+) -> TrainResult:
+    task, cfg, coded, learned = trial.task, trial.cfg, list(trial.coded), list(trial.learned)
+    params, seed, snapshots = settings.params, settings.seed, settings.snapshots
     torch.set_num_threads(params.torch_threads)
     space = action_space_key(cfg, coded, params)
     init = warm_start(previous, space)
@@ -287,7 +295,8 @@ def _train(
     log_states = SnapshotLog(snapshots, seed) if snapshots and cfg.learned_actions else None
     factories = env_factories(
         task, cfg, coded, seed, params.n_envs, params.view_radius,
-        macro_step_budget=params.macro_step_budget, sandbox=sandbox, masking=params.action_masking,
+        macro_step_budget=params.macro_step_budget, sandbox=settings.sandbox,
+        masking=params.action_masking,
         learned=learned, snapshots=log_states,
     )  # fmt: skip
     # envs step in turns: one steps its game while another's worker answers; threads only
@@ -312,7 +321,7 @@ def _train(
         # which tasks/tracking.py forwards to MLflow
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))
         budget = PrimitiveBudget(
-            cfg.sample_budget, show_progress, start, params.checkpoint_every,
+            cfg.sample_budget, settings.show_progress, start, params.checkpoint_every,
             lambda samples: ckpt.save(model, samples), out_dir / "curve.csv",
         )  # fmt: skip
         t0 = time.perf_counter()

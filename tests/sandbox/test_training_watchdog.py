@@ -11,7 +11,8 @@ import pytest
 
 from rlgpt.config import SandboxParams, TrainParams
 from rlgpt.messages import CodedAction, PPOConfig, RewardTerm, RLConfig, ValidationReport
-from rlgpt.rl.train import train
+from rlgpt.rl.train import TrainSettings, train
+from rlgpt.trial import Trial
 from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.tasks import get_task
 
@@ -58,7 +59,8 @@ def test_sleeper_hangs_in_training_is_restarted_disabled_and_training_goes_on(
     params = TrainParams(n_envs=1, sample_budget=6_000, torch_threads=1, checkpoint_every=0)
     t0 = time.monotonic()
     fast = SandboxParams(reply_timeout_s=1.0)  # a hang costs this long, then a restart
-    result = train(task, cfg, [action], params, 0, tmp_path, show_progress=False, sandbox=fast)
+    settings = TrainSettings(params=params, seed=0, show_progress=False, sandbox=fast)
+    result = train(Trial.of(task, cfg, [action]), tmp_path, settings=settings)
     assert result.samples >= 6_000, "training reached its budget"
     assert "timeout" in result.macro_faults[name], result.macro_faults
     assert time.monotonic() - t0 < 120
@@ -90,8 +92,8 @@ def test_an_action_that_crawls_only_in_training_is_disabled_there_for_its_cpu(tm
         ppo=PPOConfig(n_steps=64, batch_size=64, n_epochs=1), sample_budget=4_000,
     )  # fmt: skip
     params = TrainParams(n_envs=1, sample_budget=4_000, torch_threads=1, checkpoint_every=0)
-    result = train(get_task("collect_wood"), cfg, [action], params, 0, tmp_path,
-                   show_progress=False, sandbox=SandboxParams())  # fmt: skip
+    settings = TrainSettings(params=params, seed=0, show_progress=False, sandbox=SandboxParams())
+    result = train(Trial.of(get_task("collect_wood"), cfg, [action]), tmp_path, settings=settings)
     assert result.samples >= 4_000, "training reached its budget"
     fault = result.macro_faults["crawl"]
     assert "disabled: cpu: costs" in fault and "ms of CPU per step" in fault, fault
@@ -126,8 +128,10 @@ def _train_with(tmp_path, name: str, source: str | None, budget: int = 3_000):
         ppo=PPOConfig(n_steps=64, batch_size=64, n_epochs=1), sample_budget=budget,
     )  # fmt: skip
     params = TrainParams(n_envs=1, sample_budget=budget, torch_threads=1, checkpoint_every=0)
-    return train(get_task("collect_wood"), cfg, usable, params, 0, tmp_path / name,
-                 show_progress=False, sandbox=SandboxParams())  # fmt: skip
+    settings = TrainSettings(params=params, seed=0, show_progress=False, sandbox=SandboxParams())
+    return train(
+        Trial.of(get_task("collect_wood"), cfg, usable), tmp_path / name, settings=settings
+    )
 
 
 def _measured() -> None:

@@ -79,7 +79,8 @@ def tiny_run(tmp_path_factory):
     from rlgpt.config import TrainParams
     from rlgpt.llm.offline import OfflineAuthor
     from rlgpt.messages import PPOConfig
-    from rlgpt.rl.train import train
+    from rlgpt.rl.train import TrainSettings, train
+    from rlgpt.trial import Trial
     from rlgpt.worlds.crafter.tasks import get_task
 
     root = tmp_path_factory.mktemp("tiny_run")
@@ -95,6 +96,8 @@ def tiny_run(tmp_path_factory):
     ppo = PPOConfig(n_steps=32, batch_size=32, n_epochs=1, net_arch=[32, 32])
     cfg = fast.rl_config(task, dec, [c.name for c in coded], ppo, 600)
     params = TrainParams(n_envs=1, ppo=ppo, sample_budget=600)
-    result = train(task, cfg, coded, params, seed=0, out_dir=root / "train", show_progress=False)
+    trial = Trial.of(task, cfg, coded, dec=dec)
+    settings = TrainSettings(params=params, seed=0, show_progress=False)
+    result = train(trial, root / "train", settings=settings)
     return {"task": task, "dec": dec, "coded": coded, "cfg": cfg, "params": params,
-            "result": result, "root": root}  # fmt: skip
+            "result": result, "root": root, "trial": trial}  # fmt: skip

@@ -9,7 +9,7 @@ import pandera.errors
 import pytest
 
 from rlgpt.config import EvalParams
-from rlgpt.rl.evaluate import EVAL_SEED_BASE, _Progress, evaluate
+from rlgpt.rl.evaluate import EVAL_SEED_BASE, EvalSettings, _Progress, evaluate
 from rlgpt.rl.schema import EPISODES
 from rlgpt.worlds.crafter.recipes import VITALS
 
@@ -17,11 +17,9 @@ from rlgpt.worlds.crafter.recipes import VITALS
 @pytest.fixture(scope="module")
 def evaluated(tiny_run):
     run = tiny_run
-    report, table = evaluate(
-        Path(run["result"].checkpoint), run["task"], run["dec"], run["cfg"], run["coded"],
-        run["params"], params=EvalParams(episodes=2), seed=0, samples=run["result"].samples,
-        show_progress=False,
-    )  # fmt: skip
+    settings = EvalSettings(params=EvalParams(episodes=2), train=run["params"], seed=0,
+                            samples=run["result"].samples, show_progress=False)  # fmt: skip
+    report, table = evaluate(run["trial"], Path(run["result"].checkpoint), settings=settings)
     return report, table
 
 

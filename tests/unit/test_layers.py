@@ -11,7 +11,7 @@ from pathlib import Path
 RLGPT = Path(__file__).resolve().parents[2] / "rlgpt"
 # From the top floor down, as docs/design.md lists them.
 FLOORS = [
-    "check", "rl", "report", "lineage", "agents", "validation", "llm", "config", "library",
+    "check", "rl", "report", "lineage", "agents", "validation", "llm", "config", "library", "trial",
     "worlds", "sandbox", "evidence", "messages", "textsafe", "errors", "faults",
 ]  # fmt: skip
 

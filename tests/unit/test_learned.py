@@ -20,9 +20,9 @@ from rlgpt.messages import (
 from rlgpt.rl.envs import make_env
 from rlgpt.rl.learn import LearnRequest, groups, train_learned
 from rlgpt.rl.learned import check_config, learned_env, reach, skill_act
-from rlgpt.rl.options import LearnedAction
 from rlgpt.rl.shaping import LearnedEpisode, Signals, StartStates, signals
 from rlgpt.rl.starts import SnapshotLog, from_episodes, staged
+from rlgpt.trial import LearnedAction
 from rlgpt.worlds import get_world
 
 CRAFTER = get_world("crafter")

@@ -100,12 +100,14 @@ def test_the_training_env_exposes_masks_only_when_asked():
 
 
 def test_a_masked_training_saves_a_maskable_policy(tiny_run, tmp_path):
-    from rlgpt.rl.train import train
+    from rlgpt.rl.train import TrainSettings, train
+    from rlgpt.trial import Trial
 
     assert isinstance(load_policy(tiny_run["result"].checkpoint), MaskablePPO)
     params = tiny_run["params"].model_copy(update={"action_masking": "off"})
-    plain = train(tiny_run["task"], tiny_run["cfg"], tiny_run["coded"], params, 0, tmp_path,
-                  show_progress=False)  # fmt: skip
+    trial = Trial.of(tiny_run["task"], tiny_run["cfg"], tiny_run["coded"], dec=tiny_run["dec"])
+    plain = train(trial, tmp_path, settings=TrainSettings(params=params, seed=0,
+                                                          show_progress=False))  # fmt: skip
     model = load_policy(plain.checkpoint)
     assert isinstance(model, PPO) and not isinstance(model, MaskablePPO)
     assert plain.space != tiny_run["result"].space, "no warm start across the switch"

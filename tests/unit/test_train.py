@@ -6,7 +6,12 @@ import json
 from pathlib import Path
 
 from rlgpt.rl.policy import load_policy
-from rlgpt.rl.train import PrimitiveBudget
+from rlgpt.rl.train import PrimitiveBudget, TrainSettings
+from rlgpt.trial import Trial
+
+
+def _settings(params, seed: int) -> TrainSettings:
+    return TrainSettings(params=params, seed=seed, show_progress=False)
 
 
 def test_tiny_run_writes_a_loadable_policy(tiny_run):
@@ -114,16 +119,16 @@ def test_training_checkpoints_and_resumes_where_it_stopped(tmp_path):
                    reward_terms=[RewardTerm(achievement="collect_wood", weight=1.0)],
                    ppo=PPOConfig(n_steps=32, batch_size=32, n_epochs=1))  # fmt: skip
     params = TrainParams(n_envs=1, torch_threads=1, checkpoint_every=300)
-    first = train(task, cfg, coded, params, 0, tmp_path, show_progress=False)
+    first = train(Trial.of(task, cfg, coded), tmp_path, settings=_settings(params, 0))
     meta = json.loads((tmp_path / "checkpoint.json").read_text())
     assert first.resumed_from == 0 and 300 <= meta["samples"] < 900
     assert (tmp_path / "checkpoint.zip").is_file()
     # a rerun of the same training (a retry after a crash) continues from the checkpoint
-    again = train(task, cfg, coded, params, 0, tmp_path, show_progress=False)
+    again = train(Trial.of(task, cfg, coded), tmp_path, settings=_settings(params, 0))
     assert again.resumed_from == meta["samples"] and again.samples >= 900
     assert again.decisions > meta["num_timesteps"]
     # another seed is another training: no resume
-    other = train(task, cfg, coded, params, 1, tmp_path, show_progress=False)
+    other = train(Trial.of(task, cfg, coded), tmp_path, settings=_settings(params, 1))
     assert other.resumed_from == 0
 
 
@@ -142,29 +147,25 @@ def test_the_next_iteration_continues_the_policy_only_on_the_same_action_space(t
                    reward_terms=[RewardTerm(achievement="collect_wood", weight=1.0)],
                    ppo=PPOConfig(n_steps=32, batch_size=32, n_epochs=1))  # fmt: skip
     params = TrainParams(n_envs=1, torch_threads=1, checkpoint_every=0)
-    first = train(task, cfg, coded, params, 0, tmp_path / "a", show_progress=False)
+    first = train(Trial.of(task, cfg, coded), tmp_path / "a", settings=_settings(params, 0))
     assert first.warm_start_from is None and first.space
     # iteration 2 revises the code (same name, same place): the policy continues
     revised = [coded[0].model_copy(update={"source": coded[0].source + "\n"})]
-    second = train(
-        task, cfg, revised, params, 1, tmp_path / "b", show_progress=False, sandbox=None,
-        previous=first,
-    )  # fmt: skip
+    second = train(Trial.of(task, cfg, revised), tmp_path / "b", settings=_settings(params, 1),
+                   previous=first)  # fmt: skip
     assert second.warm_start_from == first.checkpoint
     assert second.warm_start_sha256 and second.space == first.space
     before = load_policy(first.checkpoint).policy.state_dict()
     after = load_policy(second.checkpoint).policy.state_dict()
-    fresh = train(task, cfg, coded, params, 1, tmp_path / "c", show_progress=False)
+    fresh = train(Trial.of(task, cfg, coded), tmp_path / "c", settings=_settings(params, 1))
     scratch = load_policy(fresh.checkpoint).policy.state_dict()
     key = next(k for k in before if k.endswith("weight"))
     # continued weights stay near the first policy's; a fresh start is elsewhere
     assert torch.dist(after[key], before[key]) < torch.dist(scratch[key], before[key])
     # another action space (all 17 primitives back): a new policy
     wider = cfg.model_copy(update={"primitive_actions": None})
-    third = train(
-        task, wider, coded, params, 2, tmp_path / "d", show_progress=False, sandbox=None,
-        previous=second,
-    )  # fmt: skip
+    third = train(Trial.of(task, wider, coded), tmp_path / "d", settings=_settings(params, 2),
+                  previous=second)  # fmt: skip
     assert third.warm_start_from is None and third.space != second.space
 
 

@@ -1,0 +1,90 @@
+"""One iteration's trial: what the flow hands to training, evaluation, selection, the critic
+and the skill library once the iteration's choices are made (docs/design.md, The trial).
+
+An iteration decides, in order: the plan (the slow agent's decomposition), the code (the fast
+agent's, validated), the learned actions (trained aside) and the RL config. The flow builds a
+`Trial` from them once, frozen, and every stage after that reads the same one: no stage can
+see another's list updated in place, and the iteration number travels with what it numbers.
+Settings (how many samples, which seeds, where to write) are not part of the trial: each
+stage takes them as a keyword-only settings object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rlgpt.messages import (
+    CodedAction,
+    Decomposition,
+    LearnedConfig,
+    RLConfig,
+    SubAction,
+    TaskSpec,
+)  # fmt: skip
+from rlgpt.worlds import get_world
+from rlgpt.worlds.base import World
+
+
+class LearnedAction(BaseModel):
+    """A trained learned action as training and evaluation use it: its config (its space and
+    budget) and its policy file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    config: LearnedConfig
+    policy: str
+    policy_sha256: str = ""
+
+    def key(self) -> str:
+        """What the policy is: its config and its weights."""
+        return hashlib.sha256(
+            f"{self.config.content_hash()}:{self.policy_sha256}".encode()
+        ).hexdigest()
+
+
+class Trial(BaseModel):
+    """Iteration `k` of a run on `task`: its plan, the RL config its policy trains with, the
+    coded actions that passed validation (plus earlier code still standing in for a learned
+    action that stayed out) and the learned actions inserted beside them, in action-space
+    order. Frozen: a stage that needs another trial makes a copy."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task: TaskSpec
+    k: int = Field(ge=0)
+    dec: Decomposition
+    cfg: RLConfig
+    coded: tuple[CodedAction, ...] = ()
+    learned: tuple[LearnedAction, ...] = ()
+
+    @classmethod
+    def of(
+        cls, task: TaskSpec, cfg: RLConfig, coded: list[CodedAction], *,
+        dec: Decomposition | None = None, learned: list[LearnedAction] | None = None, k: int = 0,
+    ) -> Trial:  # fmt: skip
+        """A trial no agent planned (a benchmark's, a test's); without `dec`, the plan is the
+        world's own recipe plan of the task, every step coded."""
+        if dec is None:
+            steps = [SubAction(name=name, count=n, description=name, mode="code",
+                               precondition="", expected_effect="")
+                     for name, n in get_world(task.world).plan(task)]  # fmt: skip
+            dec = Decomposition(task=task.name, sub_actions=steps, reasoning="the recipe plan")
+        return cls(task=task, k=k, dec=dec, cfg=cfg, coded=tuple(coded),
+                   learned=tuple(learned or ()))  # fmt: skip
+
+    @property
+    def world(self) -> World:
+        """The task's world (an unknown or missing world is a UserError). Resolved on each
+        read, not kept: a trial crosses process boundaries as plain data."""
+        return get_world(self.task.world)
+
+    @property
+    def coded_names(self) -> list[str]:
+        return [c.name for c in self.coded]
+
+    @property
+    def learned_names(self) -> list[str]:
+        return [a.name for a in self.learned]
