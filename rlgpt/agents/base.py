@@ -14,8 +14,16 @@ from pydantic import BaseModel, ValidationError
 from rlgpt.agents.prompting import render, template_hash
 from rlgpt.config import LLMParams
 from rlgpt.errors import RLGPTError
-from rlgpt.llm.base import LLM, ChatMessage, LLMReply, LLMRequest, exchange_key, sampling_for
-from rlgpt.llm.exchanges import run_exchanges
+from rlgpt.llm.base import (
+    LLM,
+    ChatMessage,
+    Exchange,
+    LLMReply,
+    LLMRequest,
+    exchange_key,
+    sampling_for,
+)
+from rlgpt.llm.exchanges import run_exchanges, write_exchange
 from rlgpt.llm.ledger import check_budget
 from rlgpt.worlds import DEFAULT_WORLD, get_world
 
@@ -132,14 +140,11 @@ class Agent:
         self.record_dir.mkdir(parents=True, exist_ok=True)
         seq = len(list(self.record_dir.glob("*.json"))) + 1
         path = self.record_dir / f"{seq:03d}_{self.role}_{req.kind}.json"
-        blob = {
-            "key": key, "model": self.llm.model_for(req.agent), "backend": self.llm.backend,
-            "sampling": sampling_for(self.llm, req), "cached": cached, "ok": ok, "error": error,
-            "request": req.model_dump(), "reply": reply.model_dump(),
-        }  # fmt: skip
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(blob, indent=1))
-        tmp.replace(path)
+        write_exchange(path, Exchange(
+            key=key, model=self.llm.model_for(req.agent), backend=self.llm.backend,
+            sampling=sampling_for(self.llm, req), cached=cached, ok=ok, error=error,
+            request=req, reply=reply,
+        ))  # fmt: skip
 
 
 def _parse(text: str, model: type[M], fallback: Callable[[str], M | None] | None) -> M:
@@ -156,6 +161,6 @@ def _cached(run_root: Path, key: str) -> LLMReply | None:
     """A reply already received in this run for the same key, if it validated. A reply that
     did not is kept for audit but never served again: resume and retry ask anew."""
     for _, ex in run_exchanges(run_root):
-        if ex.get("key") == key and ex.get("ok") is True:
-            return LLMReply.model_validate(ex["reply"])
+        if ex.key == key and ex.ok:
+            return ex.reply
     return None

@@ -9,6 +9,15 @@ from typing import Any
 from rlgpt.agents.base import Agent
 from rlgpt.config import LearnParams
 from rlgpt.evidence import Evidence
+from rlgpt.llm.contexts import (
+    CodeContext,
+    CriticContext,
+    DecomposeContext,
+    LearnedContext,
+    OneAgentContext,
+    RepairContext,
+    RLConfigContext,
+)  # fmt: skip
 from rlgpt.messages import (
     ActionValidation,
     CodedAction,
@@ -24,9 +33,10 @@ from rlgpt.messages import (
     ValidationReport,
 )  # fmt: skip
 from rlgpt.worlds import get_world
+from rlgpt.worlds.base import PromptValues
 
 
-def game(task: TaskSpec) -> dict[str, Any]:
+def game(task: TaskSpec) -> PromptValues:
     """What the prompts say about the task's world: its facts (`recipes`), `primitives` and
     `skill_api` reference (World.prompt_values)."""
     return get_world(task.world).prompt_values()
@@ -60,19 +70,15 @@ class SlowAgent(Agent):
     ) -> Decomposition:  # fmt: skip
         """The plan; `evidence`: each sub-action's record of code and learning so far (shown
         only when there is some, so the prompts of runs without any stay the same)."""
-        extra: dict[str, Any] = {}
-        if evidence:
-            extra = {"evidence": {n: e.model_dump() for n, e in evidence.items()},
-                     "success_threshold": success_threshold}  # fmt: skip
-        dec = self.ask(
-            "slow_decompose",
-            Decomposition,
-            task=task.model_dump(),
-            recipes=game(task)["recipes"],
+        context = DecomposeContext(
+            task=task.model_dump(), recipes=game(task)["recipes"],
             previous=previous.model_dump() if previous else None,
             critique=critique.model_dump() if critique else None,
-            **extra,
-        )
+        )  # fmt: skip
+        if evidence:
+            context["evidence"] = {n: e.model_dump() for n, e in evidence.items()}
+            context["success_threshold"] = success_threshold
+        dec = self.ask("slow_decompose", Decomposition, **context)
         if dec.task != task.name:
             dec = dec.model_copy(update={"task": task.name})
         return dec
@@ -90,16 +96,15 @@ class OneAgent(Agent):
         """The plan and its code from one reply. A sub-action marked 'code' that came without
         code is learned instead (mode 'rl'), and code for no coded sub-action is dropped:
         nothing reaches training that the plan does not name."""
-        reply = self.ask(
-            "one_agent",
-            PlanAndCode,
-            task=task.model_dump(),
-            **game(task),
-            step_budget=step_budget,
+        values = game(task)
+        context = OneAgentContext(
+            task=task.model_dump(), recipes=values["recipes"], primitives=values["primitives"],
+            skill_api=values["skill_api"], step_budget=step_budget,
             previous=previous.model_dump() if previous else None,
             code={c.name: c.source for c in code},
             critique=critique.model_dump() if critique else None,
-        )
+        )  # fmt: skip
+        reply = self.ask("one_agent", PlanAndCode, **context)
         written = {a.name: a for a in reply.actions}
         subs = [
             s.model_copy(update={"mode": "rl"}) if s.mode == "code" and s.name not in written
@@ -119,17 +124,14 @@ class FastAgent(Agent):
         candidate: int = 0,
     ) -> CodedAction:  # fmt: skip
         """Code one sub-action; `candidate` i > 0 asks for another sample (scale.candidates)."""
-        action = self.ask(
-            "fast_code",
-            CodedAction,
-            fallback=code_fallback(sub.name, step_budget),
-            candidate=candidate,
-            task=task.model_dump(),
-            sub_action=sub.model_dump(),
-            **game(task),
-            step_budget=step_budget,
-            feedback={k: v for k, v in feedback.items() if k == sub.name},
-        )
+        values = game(task)
+        context = CodeContext(
+            task=task.model_dump(), sub_action=sub.model_dump(), recipes=values["recipes"],
+            primitives=values["primitives"], skill_api=values["skill_api"],
+            step_budget=step_budget, feedback={k: v for k, v in feedback.items() if k == sub.name},
+        )  # fmt: skip
+        action = self.ask("fast_code", CodedAction, fallback=code_fallback(sub.name, step_budget),
+                          candidate=candidate, **context)  # fmt: skip
         return action.model_copy(update={"name": sub.name})
 
     def repair(
@@ -137,19 +139,15 @@ class FastAgent(Agent):
         attempt: int = 1, attempts: int = 1,
     ) -> CodedAction:  # fmt: skip
         """Rewrite `action` from its validation failure (class, message, trace)."""
-        fixed = self.ask(
-            "fast_repair",
-            CodedAction,
-            fallback=code_fallback(action.name, action.step_budget),
-            task=task.model_dump(),
-            sub_action=sub.model_dump(),
-            action=action.model_dump(),
+        values = game(task)
+        context = RepairContext(
+            task=task.model_dump(), sub_action=sub.model_dump(), action=action.model_dump(),
             validation=validation.model_dump(exclude={"scenarios"}),
-            primitives=game(task)["primitives"],
-            skill_api=game(task)["skill_api"],
-            attempt=attempt,
+            primitives=values["primitives"], skill_api=values["skill_api"], attempt=attempt,
             attempts=attempts,
-        )
+        )  # fmt: skip
+        rescue = code_fallback(action.name, action.step_budget)
+        fixed = self.ask("fast_repair", CodedAction, fallback=rescue, **context)
         return fixed.model_copy(update={"name": action.name})
 
     def rl_config(
@@ -159,18 +157,13 @@ class FastAgent(Agent):
         """The task's RL config; `learned`: the learned actions trained this iteration that
         may join its space (the request names them only when there are some, so the
         exchanges of runs without learned actions stay the same)."""
-        extra: dict[str, Any] = {"learned": learned} if learned else {}
-        cfg = self.ask(
-            "fast_rlconfig",
-            RLConfig,
-            task=task.model_dump(),
-            decomposition=dec.model_dump(),
-            coded=coded,
-            primitives=game(task)["primitives"],
-            ppo=ppo.model_dump(),
-            sample_budget=sample_budget,
-            **extra,
-        )
+        context = RLConfigContext(
+            task=task.model_dump(), decomposition=dec.model_dump(), coded=coded,
+            primitives=game(task)["primitives"], ppo=ppo.model_dump(), sample_budget=sample_budget,
+        )  # fmt: skip
+        if learned:
+            context["learned"] = learned
+        cfg = self.ask("fast_rlconfig", RLConfig, **context)
         unknown = [m for m in cfg.macro_actions if m not in coded]
         if unknown:  # never insert an action that did not pass validation
             cfg = cfg.model_copy(
@@ -194,23 +187,14 @@ class FastAgent(Agent):
         may join it, with each one's step budget), its budgets. A config `check`
         rejects (unknown term, signal or action, a budget beyond the run's) goes back to the
         model with the reason."""
-        cfg = self.ask(
-            "fast_learned",
-            LearnedConfig,
-            check=check,
-            task=task.model_dump(),
-            sub_action=sub.model_dump(),
-            decomposition=dec.model_dump(),
-            coded=coded,
-            primitives=game(task)["primitives"],
-            signals=signals,
-            sample_budget=learn.sample_budget,
-            step_budget=learn.step_budget,
-            ppo=ppo.model_dump(),
-            previous=previous.model_dump() if previous else None,
-            evidence=evidence or {},
-            feedback=feedback,
-        )
+        context = LearnedContext(
+            task=task.model_dump(), sub_action=sub.model_dump(), decomposition=dec.model_dump(),
+            coded=coded, primitives=game(task)["primitives"], signals=signals,
+            sample_budget=learn.sample_budget, step_budget=learn.step_budget,
+            ppo=ppo.model_dump(), previous=previous.model_dump() if previous else None,
+            evidence=evidence or {}, feedback=feedback,
+        )  # fmt: skip
+        cfg = self.ask("fast_learned", LearnedConfig, check=check, **context)
         return cfg.model_copy(update={"name": sub.name})
 
 
@@ -239,23 +223,18 @@ class CriticAgent(Agent):
         out of training by validation, and which failed when played (they also get fast-agent
         feedback, so the next round rewrites them). `learned`: the iteration's learned actions
         (rlgpt/rl/learned.py, LearnedResult), shown with their reach before and after."""
-        extra: dict[str, Any] = {}
-        if learned:
-            keep = {"ok", "reason", "reach_before", "reach_after", "skill_reach", "deaths_after",
-                    "out_of_steps_after", "samples"}  # fmt: skip
-            extra["learned"] = {r.name: r.model_dump(include=keep) for r in learned}
-        verdict = self.ask(
-            "critic",
-            Critique,
-            task=task.model_dump(),
-            decomposition=dec.model_dump(),
+        context = CriticContext(
+            task=task.model_dump(), decomposition=dec.model_dump(),
             validation=validation.model_dump(
                 include={"actions": {"__all__": {"name", "ok", "error_kind", "message"}}}
             ),
-            evaluation=evaluation.model_dump(),
-            success_threshold=success_threshold,
-            **extra,
-        )
+            evaluation=evaluation.model_dump(), success_threshold=success_threshold,
+        )  # fmt: skip
+        if learned:
+            keep = {"ok", "reason", "reach_before", "reach_after", "skill_reach", "deaths_after",
+                    "out_of_steps_after", "samples"}  # fmt: skip
+            context["learned"] = {r.name: r.model_dump(include=keep) for r in learned}
+        verdict = self.ask("critic", Critique, **context)
         excluded = validation.excluded()
         faults = evaluation.macro_faults
         if not excluded and not faults and not verdict.excluded:

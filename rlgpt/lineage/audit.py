@@ -48,15 +48,15 @@ def iteration_chain(run: Path, k: int) -> dict[str, Any]:
     exchanges = []
     for path in sorted((it / "llm").glob("*.json")):
         ex = read_exchange(path)
-        req, rep = ex["request"], ex["reply"]
-        template = PROMPTS_DIR / f"{req['kind']}.md"
+        req, rep = ex.request, ex.reply
+        template = PROMPTS_DIR / f"{req.kind}.md"
         exchanges.append({
-            "template": {"name": req["kind"], "sha256": req["template_hash"],
+            "template": {"name": req.kind, "sha256": req.template_hash,
                          "file": str(template), "git_commit": _git_commit(template)},
-            "rendered_prompt": str(path), "agent": req["agent"],
-            "reply": {"backend": ex.get("backend"), "model": ex.get("model"),
-                      "time": path.stat().st_mtime, "tokens": rep["prompt_tokens"]
-                      + rep["completion_tokens"], "ok": ex["ok"], "cached": ex.get("cached")},
+            "rendered_prompt": str(path), "agent": req.agent,
+            "reply": {"backend": ex.backend, "model": ex.model,
+                      "time": path.stat().st_mtime, "tokens": rep.prompt_tokens
+                      + rep.completion_tokens, "ok": ex.ok, "cached": ex.cached},
         })  # fmt: skip
     code = {p.stem: sha256_file(p) for p in sorted((it / "actions").glob("*.py"))}
     continued, continued_sha = continued_from(run, k)
@@ -97,7 +97,7 @@ def learned_chain(it: Path) -> dict[str, Any]:
     for path in sorted((it / "learned").glob("*.json")):
         r = _json(path) or {}
         asked = [str(p) for p in sorted((it / "llm").glob("*_fast_learned.json"))
-                 if (read_exchange(p)["request"]["context"].get("sub_action") or {}).get("name")
+                 if (read_exchange(p).request.context.get("sub_action") or {}).get("name")
                  == r.get("name")]  # fmt: skip
         out[path.stem] = {
             "exchange": asked[-1] if asked else None, "config_sha256": r.get("config_sha256"),
@@ -144,9 +144,9 @@ def policies_from_prompt(prefix: str, runs_dir: Path) -> list[dict[str, Any]]:
     for run in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
         for k in _iterations(run):
             kinds = {
-                read_exchange(p)["request"]["kind"]
-                for p in (run / f"iter_{k}" / "llm").glob("*.json")
-                if read_exchange(p)["request"]["template_hash"].startswith(prefix)
+                ex.request.kind
+                for ex in map(read_exchange, (run / f"iter_{k}" / "llm").glob("*.json"))
+                if ex.request.template_hash.startswith(prefix)
             }
             policy = run / f"iter_{k}" / "train" / "policy.zip"
             if kinds and policy.is_file():

@@ -59,6 +59,23 @@ class LLMReply(BaseModel):
     finish_reason: str = "stop"
 
 
+class Exchange(BaseModel):
+    """One recorded exchange (runs/<id>/iter_<k>/llm/NNN_role_kind.json): the request and the
+    reply, under the key a resume or a replay finds it by, with how it was answered (`cached`:
+    an earlier identical request's reply; `ok`: the reply parsed and passed its checks)."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: str
+    model: str = ""
+    backend: str = ""
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    cached: bool = False
+    ok: bool = False
+    error: str = ""
+    request: LLMRequest
+    reply: LLMReply
+
+
 class LLM(Protocol):
     """Anything that answers chat requests (the offline author, an OpenAI-compatible server)."""
 

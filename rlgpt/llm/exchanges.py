@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+
+from pydantic import ValidationError
 
 from rlgpt.errors import UserError
+from rlgpt.llm.base import Exchange
 
-KEYS = ("key", "request", "reply")
 
-
-def read_exchange(path: Path) -> dict[str, Any]:
+def read_exchange(path: Path) -> Exchange:
     """One exchange; a truncated or foreign file is a UserError naming it."""
     try:
         data = json.loads(path.read_text())
@@ -21,12 +21,23 @@ def read_exchange(path: Path) -> dict[str, Any]:
             f"exchange file {path} is damaged ({type(exc).__name__}); move it out of the run "
             "directory (the exchange is then asked again)"
         ) from None
-    if not isinstance(data, dict) or not all(k in data for k in KEYS):
-        raise UserError(f"exchange file {path} is not an rlgpt exchange record; move it away")
-    return data
+    try:
+        return Exchange.model_validate(data)
+    except ValidationError:
+        raise UserError(
+            f"exchange file {path} is not an rlgpt exchange record; move it away"
+        ) from None
 
 
-def run_exchanges(run_root: Path) -> list[tuple[Path, dict[str, Any]]]:
+def write_exchange(path: Path, exchange: Exchange) -> Path:
+    """Record one exchange, whole or not at all (a crash mid-write leaves no half file)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(exchange.model_dump(mode="json"), indent=1))
+    tmp.replace(path)
+    return path
+
+
+def run_exchanges(run_root: Path) -> list[tuple[Path, Exchange]]:
     """Every exchange of a run, in order (iteration, then sequence)."""
     paths = sorted(run_root.glob("iter_*/llm/*.json"), key=lambda p: (_iteration(p), p.name))
     return [(p, read_exchange(p)) for p in paths]

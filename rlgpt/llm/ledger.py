@@ -33,16 +33,15 @@ def usage_of(paths: list[Path], params: LLMParams) -> Usage:
     roles: dict[str, int] = defaultdict(int)
     for path in paths:
         ex = read_exchange(path)
-        if ex.get("cached"):
+        if ex.cached:
             u.cached += 1
             continue
-        reply = ex["reply"]
-        pt, ct = int(reply.get("prompt_tokens", 0)), int(reply.get("completion_tokens", 0))
+        pt, ct = ex.reply.prompt_tokens, ex.reply.completion_tokens
         u.prompt_tokens += pt
         u.completion_tokens += ct
         u.calls += 1
-        roles[ex["request"]["agent"]] += pt + ct
-        price = params.prices.get(ex.get("model", ""))
+        roles[ex.request.agent] += pt + ct
+        price = params.prices.get(ex.model)
         if price is not None:
             u.cost_usd += pt / 1000 * price.prompt_per_1k + ct / 1000 * price.completion_per_1k
     u.by_role = dict(roles)

@@ -15,6 +15,15 @@ from typing import Any
 
 from rlgpt.evidence import Evidence, choose_mode
 from rlgpt.llm.base import LLMReply, LLMRequest
+from rlgpt.llm.contexts import (
+    CodeContext,
+    CriticContext,
+    DecomposeContext,
+    LearnedContext,
+    OneAgentContext,
+    RepairContext,
+    RLConfigContext,
+)  # fmt: skip
 from rlgpt.messages import (
     CodedAction,
     Critique,
@@ -69,7 +78,7 @@ class OfflineAuthor:
         )
 
     # -- slow agent ----------------------------------------------------------------------
-    def _slow_decompose(self, ctx: dict[str, Any]) -> dict[str, Any]:
+    def _slow_decompose(self, ctx: DecomposeContext) -> dict[str, Any]:
         """Each sub-action coded unless its evidence (rlgpt/evidence.py) says its code
         fails; a learned one coded again where its learning did not beat its code."""
         task = TaskSpec.model_validate(ctx["task"])
@@ -86,33 +95,36 @@ class OfflineAuthor:
                 notes[name] = f"{'learned' if mode == 'rl' else 'coded again'}: {why}"
         return self.author.decompose(task, modes, notes).model_dump()
 
-    def _one_agent(self, ctx: dict[str, Any]) -> dict[str, Any]:
+    def _one_agent(self, ctx: OneAgentContext) -> dict[str, Any]:
         """Plays both roles in one answer: the same plan and code as the two agents give."""
-        dec = self._slow_decompose(ctx)
-        feedback = (ctx.get("critique") or {}).get("fast_feedback") or {}
+        dec = self._slow_decompose(DecomposeContext(
+            task=ctx["task"], recipes=ctx["recipes"], previous=ctx["previous"],
+            critique=ctx["critique"],
+        ))  # fmt: skip
+        feedback = (ctx["critique"] or {}).get("fast_feedback") or {}
         budget = int(ctx["step_budget"])
-        code = [
-            self._fast_code({"step_budget": budget, "sub_action": s, "feedback": feedback})
-            for s in dec["sub_actions"] if s["mode"] == "code"
-        ]  # fmt: skip
+        code = [self._code(s["name"], budget, feedback)
+                for s in dec["sub_actions"] if s["mode"] == "code"]  # fmt: skip
         return PlanAndCode(decomposition=Decomposition.model_validate(dec), actions=[
             CodedAction.model_validate(c) for c in code
         ]).model_dump()  # fmt: skip
 
     # -- fast agent ----------------------------------------------------------------------
-    def _fast_code(self, ctx: dict[str, Any]) -> dict[str, Any]:
-        budget = int(ctx["step_budget"])
-        name = ctx["sub_action"]["name"]
-        said = (ctx.get("feedback") or {}).get(name)
+    def _fast_code(self, ctx: CodeContext) -> dict[str, Any]:
+        return self._code(ctx["sub_action"]["name"], int(ctx["step_budget"]), ctx["feedback"])
+
+    def _code(self, name: str, budget: int, feedback: dict[str, str]) -> dict[str, Any]:
+        """The reference action of `name`, revised where the critic said something of it."""
+        said = feedback.get(name)
         if said is not None and not name.startswith("make_") and _OUT_OF_STEPS.search(said):
             budget = min(2000, budget * 2)  # its calls ran out of steps: search longer
         return self.author.write_action(name, budget, revised=said is not None).model_dump()
 
-    def _fast_repair(self, ctx: dict[str, Any]) -> dict[str, Any]:
+    def _fast_repair(self, ctx: RepairContext) -> dict[str, Any]:
         action = ctx["action"]
         return self.author.write_action(action["name"], int(action["step_budget"])).model_dump()
 
-    def _fast_learned(self, ctx: dict[str, Any]) -> dict[str, Any]:
+    def _fast_learned(self, ctx: LearnedContext) -> dict[str, Any]:
         """A learned action's RL problem: its code (where it passed validation) and the
         survival actions in its space beside every primitive, so the policy learns when to
         call the code and when to act itself; the effect paid, dying charged, health (and,
@@ -145,7 +157,7 @@ class OfflineAuthor:
             "pays, death costs, health is shaped.",
         ).model_dump()  # fmt: skip
 
-    def _fast_rlconfig(self, ctx: dict[str, Any]) -> dict[str, Any]:
+    def _fast_rlconfig(self, ctx: RLConfigContext) -> dict[str, Any]:
         dec = Decomposition.model_validate(ctx["decomposition"])
         terms = [
             RewardTerm(achievement=s.name, weight=1.0, cap=s.count)
@@ -162,7 +174,7 @@ class OfflineAuthor:
             primitive_actions=[] if every else None,
             success_bonus=5.0,
             observation="symbolic",
-            ppo=ctx["ppo"],
+            ppo=PPOConfig.model_validate(ctx["ppo"]),
             sample_budget=ctx["sample_budget"],
             reasoning="Coded actions join the action space; every sub-goal's achievement is "
             "rewarded up to its count; the task itself gives a bonus."
@@ -171,7 +183,7 @@ class OfflineAuthor:
         return cfg.model_dump()
 
     # -- critic --------------------------------------------------------------------------
-    def _critic(self, ctx: dict[str, Any]) -> dict[str, Any]:
+    def _critic(self, ctx: CriticContext) -> dict[str, Any]:
         report = EvalReport.model_validate(ctx["evaluation"])
         dec = Decomposition.model_validate(ctx["decomposition"])
         threshold = float(ctx["success_threshold"])

@@ -7,11 +7,11 @@ from typing import Any
 
 from rlgpt.config import LLMParams
 from rlgpt.errors import UserError
-from rlgpt.llm.base import LLMError, LLMReply, LLMRequest, exchange_key, sampling_for
+from rlgpt.llm.base import Exchange, LLMError, LLMReply, LLMRequest, exchange_key, sampling_for
 from rlgpt.llm.exchanges import run_exchanges
 
 
-def recorded_exchanges(run_root: Path) -> list[dict[str, Any]]:
+def recorded_exchanges(run_root: Path) -> list[Exchange]:
     """Every exchange of a run, in order."""
     return [ex for _, ex in run_exchanges(run_root)]
 
@@ -29,13 +29,13 @@ class ReplayLLM:
             raise UserError(f"no run '{params.replay_from}' under {runs_dir} to replay")
         self.params = params
         self.source = params.replay_from
-        self._replies: dict[str, dict[str, Any]] = {}
+        self._replies: dict[str, LLMReply] = {}
         self._models: dict[str, str] = {}
         self._sampling: dict[str, Any] = {}
         for ex in recorded_exchanges(root):
-            self._replies[ex["key"]] = ex["reply"]
-            self._models[ex["request"]["agent"]] = ex["model"]
-            self._sampling = ex.get("sampling", {})
+            self._replies[ex.key] = ex.reply
+            self._models[ex.request.agent] = ex.model
+            self._sampling = ex.sampling
         if not self._replies:
             raise UserError(f"run '{params.replay_from}' has no recorded exchanges to replay")
 
@@ -52,4 +52,4 @@ class ReplayLLM:
                 f"replay of '{self.source}': no recorded answer to this {request.agent}/"
                 f"{request.kind} request; the run diverged from the recording"
             )
-        return LLMReply.model_validate({**self._replies[key], "latency_s": 0.0})
+        return self._replies[key].model_copy(update={"latency_s": 0.0})

@@ -18,13 +18,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 import gymnasium as gym
 import numpy as np
 
 from rlgpt.messages import CodedAction, Decomposition, Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
+
+
+class PromptValues(TypedDict):
+    """What the prompts say about a world (World.prompt_values)."""
+
+    recipes: str
+    primitives: list[str]
+    skill_api: str
 
 
 class WorldEnv(Protocol):
@@ -159,7 +167,7 @@ class World(Protocol):
         ...
 
     # -- prompts ------------------------------------------------------------------------
-    def prompt_values(self) -> dict[str, Any]:
+    def prompt_values(self) -> PromptValues:
         """Values the prompt templates render: `recipes` (the facts), `primitives`,
         `skill_api` (the API reference generated from the code)."""
         ...

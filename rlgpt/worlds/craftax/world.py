@@ -12,7 +12,7 @@ import yaml
 from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
 from rlgpt.worlds import doc
-from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, WorldAuthor, WorldEnv
+from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, PromptValues, WorldAuthor, WorldEnv
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.skills import api
@@ -100,7 +100,7 @@ class CraftaxWorld:
     def achievement_rewards(self) -> dict[str, int]:
         return F.reward()  # 1, 3, 5 or 8 by tier
 
-    def prompt_values(self) -> dict[str, Any]:
+    def prompt_values(self) -> PromptValues:
         return {"recipes": facts_text(), "primitives": F.actions(), "skill_api": api_reference()}
 
     def make_env(

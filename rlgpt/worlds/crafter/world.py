@@ -13,7 +13,7 @@ import yaml
 from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
 from rlgpt.worlds import doc
-from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, WorldAuthor, WorldEnv
+from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, PromptValues, WorldAuthor, WorldEnv
 from rlgpt.worlds.crafter import recipes as facts
 from rlgpt.worlds.crafter.preconditions import item_sources, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
@@ -89,7 +89,7 @@ class CrafterWorld:
     def achievement_rewards(self) -> dict[str, int]:
         return {a: 1 for a in facts.achievements()}  # +1 for each first unlock
 
-    def prompt_values(self) -> dict[str, Any]:
+    def prompt_values(self) -> PromptValues:
         return {"recipes": recipes_text(self.recipes), "primitives": facts.actions(),
                 "skill_api": api_reference()}  # fmt: skip
 
