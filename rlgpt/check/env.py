@@ -19,13 +19,13 @@ import numpy as np
 
 from rlgpt.check.rules import Facts, checking, fail
 from rlgpt.messages import Scenario, TaskSpec
-from rlgpt.worlds.base import World, WorldEnv
+from rlgpt.worlds.base import StepInfo, World, WorldEnv
 
 SEED = 0
 STEPS = 40  # random steps of a real episode (the info rule)
 RADIUS = 4  # the view radius of the validation envs
 FEW = 3  # achievements whose validation states are staged
-CONTRACT = ("inventory", "achievements", "player_pos", "facing", "success")
+CONTRACT = tuple(sorted(StepInfo.__required_keys__))
 
 
 def run_env_rules(world: World, facts: Facts) -> None:
@@ -138,7 +138,7 @@ def _env_members(world: World, facts: Facts, env: WorldEnv) -> None:
         fail("env", "`local_window()` must be a square 2-D array of odd side, the player central")
     if env.local_window(2).shape != (5, 5):
         fail("env", "`local_window(2)` must be 5x5: the radius chooses the window")
-    text = world.render_map(window, tuple(env.last_info["facing"]))
+    text = world.render_map(window, env.last_info["facing"])
     if not isinstance(text, str) or not text.strip():
         fail("env", "`render_map()` must render the window as text")
     snapshot, restore = getattr(env, "snapshot", None), getattr(env, "restore", None)

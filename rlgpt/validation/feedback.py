@@ -4,6 +4,7 @@ around the player as text (the world renders it), the inventory, and the line th
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from rlgpt.messages import Scenario
@@ -23,7 +24,7 @@ def source_line(source: str, message: str) -> str:
 
 
 def render_trace(
-    *, scenario: Scenario, taken: list[str], map_text: str, info: dict[str, Any],
+    *, scenario: Scenario, taken: list[str], map_text: str, info: Mapping[str, Any],
     achievement: str | None, before: int, error: str = "", code_line: str = "",
 ) -> str:  # fmt: skip
     """The trace of one scenario run, as the repair prompt shows it."""

@@ -18,6 +18,7 @@ A call is judged whole, not only at the moment of its effect (docs/design.md, Va
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +48,7 @@ class Run:
     went_up_hurt: bool = False  # climbed a floor while below its starting health
     _first: dict[str, int] = field(default_factory=dict)
 
-    def note(self, info: dict[str, Any]) -> None:
+    def note(self, info: Mapping[str, Any]) -> None:
         """What a step shows of the call's progress: where the player is, what it killed,
         whether it went up a floor to rest."""
         floor, health = int(info.get("floor", 0)), int(info["inventory"].get("health", 0))

@@ -21,6 +21,8 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from rlgpt.config import SandboxParams
 from rlgpt.messages import ActionValidation, CodedAction, ErrorKind, Scenario, ValidationReport
@@ -114,7 +116,7 @@ def _play(
     """Run the action from the arranged state until it returns, its steps are spent, or what
     it does next cannot change its verdict."""
     index = {a: i for i, a in enumerate(world.primitives())}
-    info = world.stage(env, spec)
+    info: Mapping[str, Any] = world.stage(env, spec)
     before = int(info["achievements"].get(ach, 0)) if ach else 0
     run = Run(spec)
     prim: str | None = None
@@ -156,7 +158,7 @@ def _trace(
     info = env.last_info
     return render_trace(
         scenario=run.spec, taken=run.taken, info=info,
-        map_text=world.render_map(env.local_window(), tuple(info["facing"])),
+        map_text=world.render_map(env.local_window(), info["facing"]),
         achievement=ach, before=before, error=error,
         code_line=source_line(action.source, run.error.message) if run.error else "",
     )  # fmt: skip

@@ -7,24 +7,44 @@ root), validation states and what they check, action masks, the offline author's
 reference library, and an oracle where one exists. The generic parts (agents, llm, sandbox, rl,
 lineage, flows, tasks, report) ask a world for these; they never import a game package.
 
-Every world's env reports the same `info` (the contract the generic parts read):
-`inventory` (item -> count, vitals included), `achievements` (achievement -> how often it was
-reached this episode), `player_pos` (x, y), `facing` (dx, dy) and `success` (the task's
-achievement was reached). A world whose game can be won (full Craftax: its boss beaten) adds
-`won`: an episode terminated so is no death.
+Every world's env reports the same `info`, a `StepInfo` (the contract the generic parts read,
+and `check_world` checks on real steps).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol, TypedDict, cast
 
 import gymnasium as gym
 import numpy as np
 
 from rlgpt.messages import CodedAction, Decomposition, Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
+
+
+class _Reported(TypedDict):
+    """What every world's env reports."""
+
+    inventory: dict[str, int]  # item -> count, vitals included
+    achievements: dict[str, int]  # achievement -> how often it was reached this episode
+    player_pos: tuple[int, int]  # (x, y)
+    facing: tuple[int, int]  # (dx, dy)
+    success: bool  # the task's achievement was reached
+
+
+class StepInfo(_Reported, total=False):
+    """The `info` of every world's env after a reset, a step or a refresh: what every world
+    reports (its `__required_keys__`), and what some worlds add."""
+
+    won: bool  # a game that can be won (full Craftax: its boss beaten): an end that is no death
+    floor: int  # a world of several floors (full Craftax): the player's
+
+
+def gym_info(info: StepInfo) -> dict[str, Any]:
+    """`info` as gymnasium's API types it: the same dict, not a copy."""
+    return cast(dict[str, Any], info)
 
 
 class PromptValues(TypedDict):
@@ -59,11 +79,11 @@ class WorldEnv(Protocol):
     def close(self) -> None: ...
 
     @property
-    def last_info(self) -> dict[str, Any]:
+    def last_info(self) -> StepInfo:
         """The info of the latest reset or step."""
         ...
 
-    def view_state(self, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+    def view_state(self, info: Mapping[str, Any], start: bool = False) -> dict[str, Any]:
         """What a coded action's view reads now (JSON-able; the world's view class takes it);
         with `start`, also what a call needs once when it starts (the episode's memory)."""
         ...
@@ -204,7 +224,7 @@ class World(Protocol):
         """An env whose episodes go on after the effect (code after it is checked too)."""
         ...
 
-    def stage(self, env: WorldEnv, spec: Scenario) -> dict[str, Any]:
+    def stage(self, env: WorldEnv, spec: Scenario) -> StepInfo:
         """Reset `env` to the scenario's seed, arrange it; the arranged state's info."""
         ...
 

@@ -13,12 +13,14 @@ player changes floor).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
 
 from rlgpt.messages import TaskSpec
+from rlgpt.worlds.base import StepInfo, gym_info
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import obs, vocab
@@ -93,7 +95,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         self._steps = 0
         self._seen = np.zeros((len(F.floors()), *self._area), bool)
         self._sent_floor = -1
-        self._last_info: dict[str, Any] = {}
+        self._last_info: StepInfo
         self._last_obs: np.ndarray | None = None  # built when first asked for (last_obs)
         # as CrafterEnv: while True, step() returns `_unobserved`; `last_obs` builds it
         self.defer_observations = False
@@ -188,7 +190,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         arrow turns one into a path; one left on the overworld is no use in a dungeon)."""
         return {s: bool(self.frame.scalars[s]) for s in F.STATIONS}
 
-    def view_state(self, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+    def view_state(self, info: Mapping[str, Any], start: bool = False) -> dict[str, Any]:
         """What a coded action's view reads (skills/view.py, ObsView.update): the lit window
         as three layers (blocks, items, mobs), inventory, achievements, facing, position,
         floor, kills on it, daylight; when a call starts, or the player has changed floor
@@ -220,7 +222,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         return dict(zip(self._achievements, self._counts.tolist(), strict=True))
 
     # -- observation and info -----------------------------------------------------------
-    def _info(self) -> dict[str, Any]:
+    def _info(self) -> StepInfo:
         f = self.frame
         ach = self.achievement_counts()
         return {
@@ -228,7 +230,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
             "facing": f.facing, "floor": f.floor, "success": ach[self.task.achievement] > 0,
         }  # fmt: skip
 
-    def _take(self, frame: G.Frame) -> dict[str, Any]:
+    def _take(self, frame: G.Frame) -> StepInfo:
         self._frame = frame
         self._mark_seen()
         self._last_info = self._info()
@@ -262,7 +264,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         self._seen[:] = False
         self._sent_floor = -1
         info = self._take(self._decode(bundle))
-        return self.last_obs, info
+        return self.last_obs, gym_info(info)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         self._state, self._key, bundle = self._game.step(self._state, self._key, np.int32(action))
@@ -275,9 +277,9 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         terminated = bool(frame.dead or won or (self.end_on_success and info["success"]))
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
         obs_ = self._unobserved if self.defer_observations else self.last_obs
-        return obs_, frame.reward, terminated, truncated, info
+        return obs_, frame.reward, terminated, truncated, gym_info(info)
 
-    def refresh(self) -> dict[str, Any]:
+    def refresh(self) -> StepInfo:
         """Re-read the state after the trusted process changed it (as validation scenarios
         do); returns the new info. Counts and the step count are kept."""
         self._sent_floor = -1
@@ -291,6 +293,6 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         return self._last_obs
 
     @property
-    def last_info(self) -> dict[str, Any]:
+    def last_info(self) -> StepInfo:
         """The info of the latest reset, step or refresh."""
         return self._last_info

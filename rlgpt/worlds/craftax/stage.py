@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rlgpt.messages import Scenario
+from rlgpt.worlds.base import StepInfo
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import vocab
@@ -207,11 +208,11 @@ class Board:
         ))  # fmt: skip
 
 
-def stage(env: CraftaxEnv, spec: Scenario) -> dict[str, Any]:
+def stage(env: CraftaxEnv, spec: Scenario) -> StepInfo:
     """Reset `env` to the scenario's seed and arrange it; the info of the arranged state."""
-    info = env.reset(seed=spec.seed)[1]
+    env.reset(seed=spec.seed)
     if spec.precondition == "unknown":
-        return info
+        return env.last_info
     board = Board(env.state)
     floor = F.floors().index(spec.floor or "overworld")
     board.set_floor(floor)

@@ -12,7 +12,15 @@ import yaml
 from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
 from rlgpt.worlds import doc
-from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, PromptValues, WorldAuthor, WorldEnv
+from rlgpt.worlds.base import (
+    LintFacts,
+    MaskRule,
+    Oracle,
+    PromptValues,
+    StepInfo,
+    WorldAuthor,
+    WorldEnv,
+)
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.skills import api
@@ -154,7 +162,7 @@ class CraftaxWorld:
         game.warm(env.view_radius)  # type: ignore[attr-defined]  # compiled before it is timed
         return env
 
-    def stage(self, env: WorldEnv, spec: Scenario) -> dict[str, Any]:
+    def stage(self, env: WorldEnv, spec: Scenario) -> StepInfo:
         from rlgpt.worlds.craftax.stage import stage
 
         return stage(env, spec)  # type: ignore[arg-type]

@@ -12,12 +12,14 @@ policy network serves both worlds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
 
 from rlgpt.messages import TaskSpec
+from rlgpt.worlds.base import StepInfo, gym_info
 from rlgpt.worlds.craftax_classic import game as G
 from rlgpt.worlds.crafter.recipes import achievements, game_data, semantic_names, stations
 from rlgpt.worlds.grid.snapshot import JaxEpisodeSnapshots
@@ -78,7 +80,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         self._counts = np.zeros(len(self._achievements), np.int64)
         self._steps = 0
         self._seen = np.zeros(self._area, bool)
-        self._last_info: dict[str, Any] = {}
+        self._last_info: StepInfo
         self._last_obs: np.ndarray | None = np.zeros(self.observation_space.shape, np.float32)
         # as CrafterEnv: while True, step() returns `_unobserved`; `last_obs` builds it
         self.defer_observations = False
@@ -166,7 +168,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         skeleton's arrow turns one into a path; the place_* count stays)."""
         return dict(zip(self._stations, self.frame.standing, strict=True))
 
-    def view_state(self, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+    def view_state(self, info: Mapping[str, Any], start: bool = False) -> dict[str, Any]:
         """What a coded action's view reads (the Crafter skill API's ObsView.update), as
         CrafterEnv.view_state: local map, inventory, achievements, facing, position, daylight;
         when a call starts, the memory of what the episode has seen."""
@@ -193,7 +195,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         return dict(zip(self._achievements, self._counts.tolist(), strict=True))
 
     # -- observation and info -----------------------------------------------------------
-    def _info(self) -> dict[str, Any]:
+    def _info(self) -> StepInfo:
         f = self.frame
         ach = self.achievement_counts()
         return {
@@ -215,7 +217,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     def _decode(self, bundle: Any) -> G.Frame:
         return G.Frame.decode(np.asarray(bundle), self.radius)
 
-    def _take(self, frame: G.Frame) -> dict[str, Any]:
+    def _take(self, frame: G.Frame) -> StepInfo:
         self._frame = frame
         self._mark_seen()
         self._last_info = self._info()
@@ -239,7 +241,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         self._steps = 0
         self._seen[:] = False
         info = self._take(self._decode(bundle))
-        return self.last_obs, info
+        return self.last_obs, gym_info(info)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         health = int(self.frame.inventory[self._health])
@@ -256,9 +258,9 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         terminated = bool(frame.dead or (self.end_on_success and info["success"]))
         truncated = bool(self._steps >= self.task.max_episode_steps and not terminated)
         obs = self._unobserved if self.defer_observations else self.last_obs
-        return obs, reward, terminated, truncated, info
+        return obs, reward, terminated, truncated, gym_info(info)
 
-    def refresh(self) -> dict[str, Any]:
+    def refresh(self) -> StepInfo:
         """Re-read the state after the trusted process changed it (as validation scenarios
         do); returns the new info. Counts and the step count are kept."""
         return self._take(self._decode(self._game.observe(self._state)))
@@ -271,6 +273,6 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         return self._last_obs
 
     @property
-    def last_info(self) -> dict[str, Any]:
+    def last_info(self) -> StepInfo:
         """The info of the latest reset, step or refresh."""
         return self._last_info

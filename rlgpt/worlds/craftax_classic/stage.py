@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from rlgpt.messages import Scenario
+from rlgpt.worlds.base import StepInfo
 from rlgpt.worlds.craftax_classic import game as G
 from rlgpt.worlds.craftax_classic.env import CraftaxClassicEnv
 from rlgpt.worlds.crafter.layout import WALKABLE  # the layout is the game's
@@ -138,11 +139,11 @@ class Board:
         ))  # fmt: skip
 
 
-def stage(env: CraftaxClassicEnv, spec: Scenario) -> dict[str, Any]:
+def stage(env: CraftaxClassicEnv, spec: Scenario) -> StepInfo:
     """Reset `env` to the scenario's seed and arrange it; the info of the arranged state."""
-    info = env.reset(seed=spec.seed)[1]
+    env.reset(seed=spec.seed)
     if spec.precondition == "unknown":
-        return info
+        return env.last_info
     board = Board(env.state)
     px, py = board.player
 

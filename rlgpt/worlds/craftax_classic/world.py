@@ -6,10 +6,8 @@ and no oracle (Crafter's reads crafter's world). docs/worlds.md says how the gam
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlgpt.messages import Scenario, TaskSpec
-from rlgpt.worlds.base import Oracle, WorldEnv
+from rlgpt.worlds.base import Oracle, StepInfo, WorldEnv
 from rlgpt.worlds.craftax_classic.facts import RECIPES
 from rlgpt.worlds.crafter.world import CrafterWorld
 
@@ -30,7 +28,7 @@ class CraftaxClassicWorld(CrafterWorld):
 
         return CraftaxClassicEnv(task, observation, view_radius, seed, end_on_success)  # type: ignore[arg-type]
 
-    def stage(self, env: WorldEnv, spec: Scenario) -> dict[str, Any]:
+    def stage(self, env: WorldEnv, spec: Scenario) -> StepInfo:
         from rlgpt.worlds.craftax_classic.stage import stage
 
         return stage(env, spec)  # type: ignore[arg-type]

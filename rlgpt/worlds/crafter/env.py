@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import crafter
@@ -11,6 +12,7 @@ import numpy as np
 from crafter import objects
 
 from rlgpt.messages import TaskSpec
+from rlgpt.worlds.base import StepInfo, gym_info
 from rlgpt.worlds.crafter.fast import FastCrafter
 from rlgpt.worlds.crafter.recipes import game_data, semantic_names, stations
 from rlgpt.worlds.crafter.tasks import get_task
@@ -64,7 +66,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
             size = side * side * self._n_ids + len(self._items) * _THERMO + 4
             self.observation_space = gym.spaces.Box(0.0, 1.0, (size,), np.float32)
         self._seen = np.zeros(tuple(self._env._world.area), bool)
-        self._last_info: dict[str, Any] = {}
+        self._last_info: StepInfo
         self._last_obs: np.ndarray | None = np.zeros(self.observation_space.shape, np.float32)
         self._image = np.zeros(0)
         # While True (the coded-action runtime, inside a call), step() returns `_unobserved` and
@@ -125,15 +127,15 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         """The whole semantic map (as crafter's info['semantic'])."""
         return self._env.semantic()
 
-    def _info(self, raw: dict[str, Any]) -> dict[str, Any]:
-        info = {
+    def _info(self, raw: dict[str, Any]) -> StepInfo:
+        (x, y), (dx, dy) = raw["player_pos"], self.player.facing
+        return {
             "inventory": raw["inventory"],
             "achievements": raw["achievements"],
-            "player_pos": tuple(int(v) for v in raw["player_pos"]),
-            "facing": tuple(int(v) for v in self.player.facing),
+            "player_pos": (int(x), int(y)),
+            "facing": (int(dx), int(dy)),
             "success": raw["achievements"].get(self.task.achievement, 0) > 0,
         }
-        return info
 
     def standing(self) -> dict[str, bool]:
         """For each station (table, furnace): whether one still stands in the world. A
@@ -141,7 +143,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         mats, ids = self.world._mat_map, self.world._mat_ids
         return {s: bool((mats == ids[s]).any()) for s in self._stations}
 
-    def view_state(self, info: dict[str, Any], start: bool = False) -> dict[str, Any]:
+    def view_state(self, info: Mapping[str, Any], start: bool = False) -> dict[str, Any]:
         """The read-only state a coded action sees (skills/view.py, ObsView.update): local map,
         inventory, achievements, facing, position, daylight; when a call starts, also the
         memory of what the episode has seen so far."""
@@ -168,7 +170,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         inside = 0 <= x + dx < w and 0 <= y + dy < h
         return "lava" if inside and world[(x + dx, y + dy)][0] == "lava" else None
 
-    def _symbolic(self, info: dict[str, Any]) -> np.ndarray:
+    def _symbolic(self, info: Mapping[str, Any]) -> np.ndarray:
         window = self.local_window()
         counts = np.array([info["inventory"][k] for k in self._items], np.float32)
         inv = (counts[:, None] >= self._levels).astype(np.float32).ravel()
@@ -176,7 +178,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         facing[_FACINGS.index(info["facing"])] = 1.0
         return np.concatenate([self._eye[window].ravel(), inv, facing])
 
-    def _observe(self, image: np.ndarray, info: dict[str, Any]) -> np.ndarray:
+    def _observe(self, image: np.ndarray, info: Mapping[str, Any]) -> np.ndarray:
         return image if self.observation_kind == "image" else self._symbolic(info)
 
     # -- gymnasium API -------------------------------------------------------------------
@@ -198,7 +200,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         info = self._info(raw)
         self._last_info = info
         self._last_obs = obs = self._observe(image, info)
-        return obs, info
+        return obs, gym_info(info)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         image, reward, done, raw = self._env.step(int(action))
@@ -210,9 +212,9 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         dead = raw["discount"] == 0.0
         terminated = bool(dead or (self.end_on_success and info["success"]))
         truncated = bool(done and not terminated)
-        return obs, float(reward), terminated, truncated, info
+        return obs, float(reward), terminated, truncated, gym_info(info)
 
-    def refresh(self) -> dict[str, Any]:
+    def refresh(self) -> StepInfo:
         """Re-read the state after the trusted process changed the world or the player (as
         validation scenarios do); returns the new info."""
         player = self.player
@@ -234,7 +236,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         state). Trusted-process data: never from a worker."""
         return pickle.dumps((self._env, self._seen), protocol=pickle.HIGHEST_PROTOCOL)
 
-    def restore(self, blob: bytes) -> dict[str, Any]:
+    def restore(self, blob: bytes) -> StepInfo:
         """Go back to a `snapshot`; the info of that state."""
         self._env, self._seen = pickle.loads(blob)  # noqa: S301 - written by snapshot() only
         return self.refresh()
@@ -254,7 +256,7 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         return self._last_obs
 
     @property
-    def last_info(self) -> dict[str, Any]:
+    def last_info(self) -> StepInfo:
         """The info of the latest reset or step."""
         return self._last_info
 

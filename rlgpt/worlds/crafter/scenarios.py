@@ -19,6 +19,7 @@ from typing import Any
 from crafter import objects
 
 from rlgpt.messages import Scenario
+from rlgpt.worlds.base import StepInfo
 from rlgpt.worlds.crafter.env import CrafterEnv
 from rlgpt.worlds.crafter.episode import episode_states
 from rlgpt.worlds.crafter.layout import WALKABLE, layout
@@ -112,11 +113,11 @@ def _clear(world: Any, pos: tuple[int, int], material: str | None = None) -> Non
         world[pos] = material
 
 
-def stage(env: CrafterEnv, spec: Scenario) -> dict[str, Any]:
+def stage(env: CrafterEnv, spec: Scenario) -> StepInfo:
     """Reset `env` to the scenario's seed and arrange it; the info of the arranged state."""
-    info = env.reset(seed=spec.seed)[1]
+    env.reset(seed=spec.seed)
     if spec.precondition == "unknown":
-        return info
+        return env.last_info
     world, player = env.world, env.player
     px, py = (int(v) for v in player.pos)
 

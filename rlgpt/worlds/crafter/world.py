@@ -13,7 +13,15 @@ import yaml
 from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
 from rlgpt.worlds import doc
-from rlgpt.worlds.base import LintFacts, MaskRule, Oracle, PromptValues, WorldAuthor, WorldEnv
+from rlgpt.worlds.base import (
+    LintFacts,
+    MaskRule,
+    Oracle,
+    PromptValues,
+    StepInfo,
+    WorldAuthor,
+    WorldEnv,
+)
 from rlgpt.worlds.crafter import recipes as facts
 from rlgpt.worlds.crafter.preconditions import item_sources, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
@@ -141,7 +149,7 @@ class CrafterWorld:
                         max_episode_steps=10_000, world=self.name)  # fmt: skip
         return self.make_env(spec, view_radius=radius, end_on_success=False)
 
-    def stage(self, env: WorldEnv, spec: Scenario) -> dict[str, Any]:
+    def stage(self, env: WorldEnv, spec: Scenario) -> StepInfo:
         from rlgpt.worlds.crafter.scenarios import stage
 
         return stage(env, spec)  # type: ignore[arg-type]

@@ -5,7 +5,8 @@ Trusted-process data: never from a worker."""
 from __future__ import annotations
 
 import pickle
-from typing import Any
+
+from rlgpt.worlds.base import StepInfo
 
 # the episode: craftax's state and key, the achievement counts, the step count, the cells
 # seen, the seed and episode; the arrays are copied on restore (the env changes them in place)
@@ -22,12 +23,12 @@ class JaxEpisodeSnapshots:
         fields = tuple(getattr(self, name) for name in _FIELDS)
         return pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
 
-    def restore(self, blob: bytes) -> dict[str, Any]:
+    def restore(self, blob: bytes) -> StepInfo:
         """Go back to a `snapshot`; the info of that state."""
         fields = pickle.loads(blob)  # noqa: S301 - written by snapshot() only
         for name, value in zip(_FIELDS, fields, strict=True):
             setattr(self, name, value.copy() if name in _ARRAYS else value)
         return self.refresh()
 
-    def refresh(self) -> dict[str, Any]:
+    def refresh(self) -> StepInfo:
         raise NotImplementedError  # the env's own
