@@ -141,17 +141,14 @@ def _requirement(ach: str) -> Requirement | None:
 # the weapon a fight on a deep floor needs (held: a precondition), and what its met states
 # give beyond it (MOB_TYPE_DAMAGE_MAPPING, MOB_TYPE_HEALTH_MAPPING): the sewers' lizards hit
 # for 5; the troll mines' trolls for 6 with 20 health; the realms' monsters add fire or ice
-# damage, which only armour enchanted for it (stage.py: fire, or ice on the ice realm) holds off,
-# and shrug off 90% of a blade's blow and all of their own element (MOB_TYPE_DEFENSE_MAPPING):
-# a sword enchanted with the other element (stage.py: ice on the fire realm, else fire; the
-# sewers' ice table and the vault's fire table are there for it) is what a fight there needs
+# damage, which only armour enchanted for it (stage.py: fire, or ice on the ice realm) holds off
 ARMS: dict[int, tuple[dict[str, int], dict[str, int]]] = {
     1: ({}, {"iron_sword": 1, "iron_armour": 4}),  # the plan's gear (given, not required)
     3: ({"iron_sword": 1}, {"iron_armour": 4}),
     4: ({"iron_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),  # knights
     5: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),
     6: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13,
-                               "enchanted_armour": 4, "enchanted_sword": 1}),
+                               "enchanted_armour": 4}),
 }  # fmt: skip
 
 

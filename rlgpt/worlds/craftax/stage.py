@@ -188,9 +188,8 @@ class Board:
         elif name == "enchanted_armour":  # against ice on the ice realm, else fire
             kind = 2 if self.level == F.floors().index("ice_realm") else 1
             self.a["armour_enchantments"][:] = [kind if k < n else 0 for k in range(4)]
-        elif name in ("enchanted_sword", "enchanted_bow"):  # ice on the fire realm, else fire
-            kind = 2 if self.level == F.floors().index("fire_realm") else 1
-            p[f"{name.removeprefix('enchanted_')}_enchantment"] = np.int32(kind if n else 0)
+        elif name in ("enchanted_sword", "enchanted_bow"):
+            p[f"{name.removeprefix('enchanted_')}_enchantment"] = np.int32(n)
         else:
             key = f"player_{name}"
             p[key] = np.asarray(n, p[key].dtype)
