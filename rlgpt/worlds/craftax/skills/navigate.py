@@ -109,14 +109,23 @@ def defeats(view: ObsView) -> int:
     return sum(n for name, n in view.achievements.items() if name.startswith("defeat_"))
 
 
+def outfought(view: ObsView) -> bool:
+    """Below the overworld, health 5 or less with a monster beside the player and the ladder
+    up known: time to break off and climb (survival.rest_upstairs), not to trade blows on."""
+    beside = any(view.kind_of(view.mob_at(*d)) in HOSTILE for d in MOVES)
+    return view.floor > 0 and view.vitals["health"] <= 5 and beside and (
+        view.ladder("up") is not None)  # fmt: skip
+
+
 def guard(view: ObsView) -> Action:
     """If a monster (melee or ranged) is next to the player, face it and hit it until it is
     gone; it returns right after a monster is defeated (the kill may be what the caller is
-    after). Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
+    after), and when the player is outfought (it hits at least once: the caller climbs away).
+    Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
     fought, start = False, defeats(view)
     for _ in range(40):
         foes = [d for d in MOVES if view.kind_of(view.mob_at(*d)) in HOSTILE]
-        if not foes or defeats(view) > start:
+        if not foes or defeats(view) > start or (fought and outfought(view)):
             break
         fought = True
         yield "do" if view.facing == foes[0] else MOVES[foes[0]]
@@ -141,14 +150,17 @@ def until_defeat(view: ObsView, action: Action) -> Action:
             return True
 
 
-def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> Action:
+def follow_path(
+    view: ObsView, path: list[Cell], dig: tuple[str, ...] = (), *, flee: bool = False
+) -> Action:  # fmt: skip
     """Walk a path of unit steps (as `route` returns), mining `dig` blocks in the way and
-    fighting what attacks; returns True at its end, False when something blocks it. A
-    generator: `arrived = yield from follow_path(view, route(view, {(3, 0)}))`."""
+    fighting what attacks (with `flee`, walking on: a melee monster, slower than the player,
+    falls behind); returns True at its end, False when something blocks it. A generator:
+    `arrived = yield from follow_path(view, route(view, {(3, 0)}))`."""
     i = 0
     while i < len(path):
         step = path[i]
-        if (yield from guard(view)):
+        if not flee and (yield from guard(view)):
             return False  # it fought: the way may have changed
         before = view.position
         for _ in range(12):  # a block in the way is mined (a few hits for nothing else)
@@ -193,9 +205,12 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
     return view.facing_name == name
 
 
-def stand_on(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
+def stand_on(
+    view: ObsView, name: str, dig: tuple[str, ...] = (), *, flee: bool = False
+) -> Action:  # fmt: skip
     """Walk onto the nearest cell holding item `name` ("ladder_down", "ladder_up", "torch")
-    seen on this floor, mining through `dig`. Returns True when standing on it. A generator:
+    seen on this floor, mining through `dig` (with `flee`, not stopping to fight). Returns
+    True when standing on it. A generator:
     `there = yield from stand_on(view, "ladder_down", diggable(view))`."""
     for _ in range(6):
         if view.standing_on() in (name, f"{name}_blocked"):
@@ -206,7 +221,7 @@ def stand_on(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
         path = route(view, set(targets[:64]), dig)
         if not path:
             return False
-        yield from follow_path(view, path, dig)
+        yield from follow_path(view, path, dig, flee=flee)
     return view.standing_on() in (name, f"{name}_blocked")
 
 
