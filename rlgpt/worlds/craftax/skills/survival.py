@@ -335,7 +335,7 @@ def rest_upstairs(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
             break
         if tries >= 2 or (hostiles(view) and view.standing_on() == "ladder_down"):
             break  # no rest to be had up here (dark, dry, or monsters come): back down
-    if not blind:
+    if not blind and not hostiles(view):  # monsters come: straight back down
         yield from drink_up(view, 8, dig)
         yield from eat(view, 7)
     for _ in range(8):
