@@ -65,10 +65,12 @@ def path_to(view: ObsView, targets: set[Cell]) -> list[Cell] | None:
     return _walk(view, {(tx + ox, ty + oy) for tx, ty in targets for ox, oy in MOVES})
 
 
-def route(view: ObsView, goals: set[Cell], dig: tuple[str, ...] = ()) -> list[Cell] | None:
+def route(
+    view: ObsView, goals: set[Cell], dig: tuple[str, ...] = (), avoid: frozenset[Cell] = frozenset()
+) -> list[Cell] | None:  # fmt: skip
     """Cheapest path (unit steps) from the player onto any of `goals`, over cells seen on
-    this floor (view.remembered_at): walkable ones cost 1, `dig` blocks 2 (mined on the way).
-    None when no goal is reachable. A plain function, not a generator."""
+    this floor (view.remembered_at) but `avoid`: walkable ones cost 1, `dig` blocks 2 (mined
+    on the way). None when no goal is reachable. A plain function, not a generator."""
     dig = tuple(d for d in dig if d in MINEABLE)
     dist: dict[Cell, int] = {(0, 0): 0}
     prev: dict[Cell, Cell] = {}
@@ -89,7 +91,7 @@ def route(view: ObsView, goals: set[Cell], dig: tuple[str, ...] = ()) -> list[Ce
                 nxt = (cur[0] + ox, cur[1] + oy)
                 name = view.remembered_at(*nxt)
                 step = 1 if name in WALKABLE else 2 if name in dig else 0
-                if not step or dist.get(nxt, 1 << 30) <= cost + step:
+                if not step or nxt in avoid or dist.get(nxt, 1 << 30) <= cost + step:
                     continue
                 dist[nxt], prev[nxt] = cost + step, cur
                 while len(buckets) <= cost + step:
@@ -168,7 +170,8 @@ def follow_path(
                 break
             yield MOVES[step] if view.facing != step else "do"
         if view.mob_at(*step) != "none":  # a cow or a snail in the way: eat through it
-            yield MOVES[step] if view.facing != step else "do"
+            if not flee:
+                yield MOVES[step] if view.facing != step else "do"
             return False
         if view.block_at(*step) not in WALKABLE and view.block_at(*step) != "dark":
             return False
@@ -218,7 +221,8 @@ def stand_on(
         targets = view.cells(name) or view.remembered(name)
         if name == "ladder_down":
             targets = targets or view.cells("ladder_down_blocked")
-        path = route(view, set(targets[:64]), dig)
+        foes = frozenset((m[0], m[1]) for m in hostiles(view)) if flee else frozenset()
+        path = route(view, set(targets[:64]), dig, foes)  # fleeing: round the monsters
         if not path:
             return False
         yield from follow_path(view, path, dig, flee=flee)

@@ -72,7 +72,6 @@ class ObsView:
         self._facing, self._pos, self._area = (0, 1), (0, 0), (0, 0)
         self._floor, self._kills, self._daylight, self._sleeping = 0, 0, 1.0, False
         self._mem_blocks, self._mem_items = bytearray(), bytearray()
-        self._mem_dark = bytearray()  # cells in the window this call while unlit
         self._pending: list[tuple[tuple[int, int], tuple[bytes, bytes, bytes]]] = []
         self._before: tuple[tuple[int, int], bytes, int] = ((0, 0), bytes(1), 1)
 
@@ -98,7 +97,6 @@ class ObsView:
         if "memory" in state:
             self._mem_blocks = bytearray.fromhex(state["memory"])
             self._mem_items = bytearray.fromhex(state["memory_items"])
-            self._mem_dark = bytearray(len(self._mem_blocks))
             self._area = (int(state["area"][0]), int(state["area"][1]))
             self._pending = []
         if "pos" in state:
@@ -121,8 +119,6 @@ class ObsView:
                 if v > 1 and 0 <= x < w and 0 <= y < h:  # lit and on the map
                     blocks[x * h + y] = v
                     items[x * h + y] = 2 if it[i] == 4 else it[i]  # a closed ladder is a ladder
-                elif v == 0 and 0 <= x < w and 0 <= y < h:  # in view, unlit
-                    self._mem_dark[x * h + y] = 1
         self._pending = []
 
     def __getattr__(self, name: str) -> Any:
@@ -323,9 +319,7 @@ class ObsView:
 
     def _grid(self, reach: int) -> dict[tuple[int, int], str]:
         """`remembered_at` of every cell within `reach` (either way), in one pass: for the
-        skills' scans of the floor (a cell's neighbours are looked up, not read again); but
-        'dark' where a cell never seen lit was in the window this call (walking up to it
-        shows nothing more: only light does)."""
+        skills' scans of the floor (a cell's neighbours are looked up, not read again)."""
         if self._pending:
             self._remember()
         (w, h), (px, py), r = self._area, self._pos, self._radius
@@ -341,8 +335,7 @@ class ObsView:
                     out[(x, y)] = "none"
                 else:
                     v = mem[ax * h + ay] if mem is not None else 0
-                    dark = mem is not None and self._mem_dark[ax * h + ay]
-                    out[(x, y)] = names[v] if v else "dark" if dark else "unknown"
+                    out[(x, y)] = names[v] if v else "unknown"
         return out
 
     def remembered(self, name: str) -> list[tuple[int, int]]:
