@@ -268,24 +268,17 @@ def meet(view: ObsView, reach: int = 2) -> Action:
 def restore(view: ObsView, dig: tuple[str, ...] = (), health: int = 8, tries: int = 6) -> Action:
     """Sleep walled in until health reaches `health` and energy is full (looking for a stone
     face when none is near); in daylight on the overworld with no monster in view, in the
-    open when no wall can be made. With neither a pickaxe nor two stones (no wall can be made
-    anywhere) it waits awake where it stands while no monster is in view. Returns True when
-    rested."""
+    open when no wall can be made. Returns True when rested."""
     full = _max_energy(view)
-    bare = not view.inventory["wood_pickaxe"] and view.inventory["stone"] < 2
     for _ in range(tries):
         if view.vitals["health"] >= health and view.vitals["energy"] >= full - 1:
             return True
         if (yield from guard(view)):
             continue
         walled = yield from shelter(view, dig)
-        day = view.floor == 0 and view.daylight > DAWN
-        if not walled and bare and hostiles(view):
-            return False  # nowhere to hide: the caller moves on (back down a ladder)
-        if not walled and not bare and not (day and not hostiles(view)):
+        if not walled and not (view.floor == 0 and view.daylight > DAWN and not hostiles(view)):
             yield from explore(view, 6, dig, ("stone",))
             continue
-        awake = not walled and not day  # a blow on a sleeper does 3.5 times its damage
         for _ in range(300):
             rested = view.vitals["energy"] >= full
             if (walled and not sealed(view)) or (rested and view.vitals["health"] >= health):
@@ -294,7 +287,7 @@ def restore(view: ObsView, dig: tuple[str, ...] = (), health: int = 8, tries: in
                 return False  # thirst or hunger would undo the rest: see to them first
             if not walled and hostiles(view):
                 break
-            yield "noop" if rested or awake else "sleep"
+            yield "noop" if rested else "sleep"
     return view.vitals["health"] >= health and view.vitals["energy"] >= full - 1
 
 
@@ -326,35 +319,20 @@ def rest_upstairs(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
         yield "ascend"
     if view.floor >= floor:
         return False
-    arrival = view.position  # on the ladder down, seen or not (a dark floor hides it)
-    blind = _dark(view) and not view.inventory["torch"]  # a search up here finds nothing
-    for tries in range(6):
-        if not blind:
-            yield from keep_alive(view, dig)  # drink, eat (searching if need be), fight
+    for _ in range(6):
+        yield from keep_alive(view, dig)  # drink, eat (searching if need be), fight
         if (yield from restore(view, dig)):
             break
-        if tries >= 2 or (hostiles(view) and view.standing_on() == "ladder_down"):
-            break  # no rest to be had up here (dark, dry, or monsters come): back down
-    if not blind and not hostiles(view):  # monsters come: straight back down
-        yield from drink_up(view, 8, dig)
-        yield from eat(view, 7)
+    yield from drink_up(view, 8, dig)
+    yield from eat(view, 7)
     for _ in range(8):
         if view.floor == floor:
             return True
-        back = (arrival[0] - view.position[0], arrival[1] - view.position[1])
-        if view.standing_on() == "ladder_down" or back == (0, 0):
+        if view.standing_on() == "ladder_down":
             yield "descend"
         elif not (yield from stand_on(view, "ladder_down", dig)):
-            path = route(view, {back}, dig)
-            if not path or not (yield from follow_path(view, path, dig)):
-                yield "noop"
+            yield "noop"
     return view.floor == floor
-
-
-def _dark(view: ObsView, reach: int = 3) -> bool:
-    """More than 12 cells within `reach` of the player are dark (floors.dark_around)."""
-    return sum(view.block_at(x, y) == "dark" for x in range(-reach, reach + 1)
-               for y in range(-reach, reach + 1)) > 12  # fmt: skip
 
 
 def recover(view: ObsView, dig: tuple[str, ...] = (), until: int = 8) -> Action:
