@@ -66,11 +66,13 @@ def shoot(view: ObsView, target: Cell, reach: int = 6) -> Action:
 
 def dodge(view: ObsView) -> Action:
     """If a monster's projectile is within 3 cells on the player's row or column with a
-    clear line, step off that line (to a free side cell). Returns True if it stepped."""
+    clear line, flying at the player (or its way unknown), step off that line (to a free side
+    cell). Returns True if it stepped."""
     for dx, dy, _ in view.mobs("projectile"):
         step = line_to(view, (dx, dy), 3)
-        if step is None:
-            continue
+        way = view._heading(dx, dy)
+        if step is None or way not in (None, (-step[0], -step[1])):
+            continue  # off the line, or flying past (beside the player, along its way)
         for side in ((step[1], step[0]), (-step[1], -step[0])):
             if passable(view, *side):
                 yield MOVES[side]

@@ -65,10 +65,12 @@ def path_to(view: ObsView, targets: set[Cell]) -> list[Cell] | None:
     return _walk(view, {(tx + ox, ty + oy) for tx, ty in targets for ox, oy in MOVES})
 
 
-def route(view: ObsView, goals: set[Cell], dig: tuple[str, ...] = ()) -> list[Cell] | None:
+def route(
+    view: ObsView, goals: set[Cell], dig: tuple[str, ...] = (), avoid: frozenset[Cell] = frozenset()
+) -> list[Cell] | None:  # fmt: skip
     """Cheapest path (unit steps) from the player onto any of `goals`, over cells seen on
-    this floor (view.remembered_at): walkable ones cost 1, `dig` blocks 2 (mined on the way).
-    None when no goal is reachable. A plain function, not a generator."""
+    this floor (view.remembered_at) but `avoid`: walkable ones cost 1, `dig` blocks 2 (mined
+    on the way). None when no goal is reachable. A plain function, not a generator."""
     dig = tuple(d for d in dig if d in MINEABLE)
     dist: dict[Cell, int] = {(0, 0): 0}
     prev: dict[Cell, Cell] = {}
@@ -89,7 +91,7 @@ def route(view: ObsView, goals: set[Cell], dig: tuple[str, ...] = ()) -> list[Ce
                 nxt = (cur[0] + ox, cur[1] + oy)
                 name = view.remembered_at(*nxt)
                 step = 1 if name in WALKABLE else 2 if name in dig else 0
-                if not step or dist.get(nxt, 1 << 30) <= cost + step:
+                if not step or nxt in avoid or dist.get(nxt, 1 << 30) <= cost + step:
                     continue
                 dist[nxt], prev[nxt] = cost + step, cur
                 while len(buckets) <= cost + step:
@@ -109,14 +111,23 @@ def defeats(view: ObsView) -> int:
     return sum(n for name, n in view.achievements.items() if name.startswith("defeat_"))
 
 
+def outfought(view: ObsView) -> bool:
+    """Below the overworld, health 5 or less with a monster beside the player and the ladder
+    up known: time to break off and climb (survival.rest_upstairs), not to trade blows on."""
+    beside = any(view.kind_of(view.mob_at(*d)) in HOSTILE for d in MOVES)
+    return view.floor > 0 and view.vitals["health"] <= 5 and beside and (
+        view.ladder("up") is not None)  # fmt: skip
+
+
 def guard(view: ObsView) -> Action:
     """If a monster (melee or ranged) is next to the player, face it and hit it until it is
     gone; it returns right after a monster is defeated (the kill may be what the caller is
-    after). Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
+    after), and when the player is outfought (it hits at least once: the caller climbs away).
+    Returns True if it fought. A generator: `if (yield from guard(view)): continue`."""
     fought, start = False, defeats(view)
     for _ in range(40):
         foes = [d for d in MOVES if view.kind_of(view.mob_at(*d)) in HOSTILE]
-        if not foes or defeats(view) > start:
+        if not foes or defeats(view) > start or (fought and outfought(view)):
             break
         fought = True
         yield "do" if view.facing == foes[0] else MOVES[foes[0]]
@@ -141,14 +152,17 @@ def until_defeat(view: ObsView, action: Action) -> Action:
             return True
 
 
-def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> Action:
+def follow_path(
+    view: ObsView, path: list[Cell], dig: tuple[str, ...] = (), *, flee: bool = False
+) -> Action:  # fmt: skip
     """Walk a path of unit steps (as `route` returns), mining `dig` blocks in the way and
-    fighting what attacks; returns True at its end, False when something blocks it. A
-    generator: `arrived = yield from follow_path(view, route(view, {(3, 0)}))`."""
+    fighting what attacks (with `flee`, walking on: a melee monster, slower than the player,
+    falls behind); returns True at its end, False when something blocks it. A generator:
+    `arrived = yield from follow_path(view, route(view, {(3, 0)}))`."""
     i = 0
     while i < len(path):
         step = path[i]
-        if (yield from guard(view)):
+        if not flee and (yield from guard(view)):
             return False  # it fought: the way may have changed
         before = view.position
         for _ in range(12):  # a block in the way is mined (a few hits for nothing else)
@@ -156,7 +170,8 @@ def follow_path(view: ObsView, path: list[Cell], dig: tuple[str, ...] = ()) -> A
                 break
             yield MOVES[step] if view.facing != step else "do"
         if view.mob_at(*step) != "none":  # a cow or a snail in the way: eat through it
-            yield MOVES[step] if view.facing != step else "do"
+            if not flee:
+                yield MOVES[step] if view.facing != step else "do"
             return False
         if view.block_at(*step) not in WALKABLE and view.block_at(*step) != "dark":
             return False
@@ -193,9 +208,12 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
     return view.facing_name == name
 
 
-def stand_on(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
+def stand_on(
+    view: ObsView, name: str, dig: tuple[str, ...] = (), *, flee: bool = False
+) -> Action:  # fmt: skip
     """Walk onto the nearest cell holding item `name` ("ladder_down", "ladder_up", "torch")
-    seen on this floor, mining through `dig`. Returns True when standing on it. A generator:
+    seen on this floor, mining through `dig` (with `flee`, not stopping to fight). Returns
+    True when standing on it. A generator:
     `there = yield from stand_on(view, "ladder_down", diggable(view))`."""
     for _ in range(6):
         if view.standing_on() in (name, f"{name}_blocked"):
@@ -203,10 +221,11 @@ def stand_on(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
         targets = view.cells(name) or view.remembered(name)
         if name == "ladder_down":
             targets = targets or view.cells("ladder_down_blocked")
-        path = route(view, set(targets[:64]), dig)
+        foes = frozenset((m[0], m[1]) for m in hostiles(view)) if flee else frozenset()
+        path = route(view, set(targets[:64]), dig, foes)  # fleeing: round the monsters
         if not path:
             return False
-        yield from follow_path(view, path, dig)
+        yield from follow_path(view, path, dig, flee=flee)
     return view.standing_on() in (name, f"{name}_blocked")
 
 

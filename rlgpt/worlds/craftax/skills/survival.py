@@ -14,6 +14,7 @@ from .navigate import (
     go_to,
     guard,
     hostiles,
+    outfought,
     route,
     stand_on,
     until_defeat,
@@ -211,6 +212,8 @@ def keep_alive(view: ObsView, dig: tuple[str, ...] | None = None) -> Action:
 
 def _keep_alive(view: ObsView, dig: tuple[str, ...] | None) -> Action:
     dig = diggable(view) if dig is None else dig
+    if outfought(view) and (yield from rest_upstairs(view, dig)):
+        return True  # broke off a fight it was losing
     if (yield from guard(view)):
         return True
     if (yield from meet(view)):
@@ -307,8 +310,8 @@ def rest_upstairs(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
     come down the same ladder again: the monsters of a floor never follow up a ladder, and the
     floor's kills are kept. Returns True once back on the floor it left."""
     floor = view.floor
-    for _ in range(8):
-        if view.floor < floor or (yield from stand_on(view, "ladder_up", dig)):
+    for _ in range(8):  # walking on past monsters: they are left behind, and stay below
+        if view.floor < floor or (yield from stand_on(view, "ladder_up", dig, flee=True)):
             break
     else:
         return False

@@ -73,6 +73,7 @@ class ObsView:
         self._floor, self._kills, self._daylight, self._sleeping = 0, 0, 1.0, False
         self._mem_blocks, self._mem_items = bytearray(), bytearray()
         self._pending: list[tuple[tuple[int, int], tuple[bytes, bytes, bytes]]] = []
+        self._before: tuple[tuple[int, int], bytes, int] = ((0, 0), bytes(1), 1)
 
     def update(self, state: dict[str, Any]) -> None:
         """Called by the runtime (not by coded actions) with the latest game state: the
@@ -80,6 +81,7 @@ class ObsView:
         achievements, facing, `pos`, `floor`, `kills`, `daylight`, `sleeping`; and, when a
         call starts or the floor changes, the floor's `memory` and `memory_items` (hex, one
         byte a cell of `area`, 0 where never seen)."""
+        self._before = (self._pos, self._layers[2], self._side)  # the last step's mobs
         self._layers = tuple(bytes.fromhex(state[k]) for k in ("blocks", "items", "mobs"))  # type: ignore[assignment]
         self._side = math.isqrt(len(self._layers[0]))
         self._radius = self._side // 2
@@ -276,6 +278,17 @@ class ObsView:
                 if name not in ("none", "player") and kind in (None, self._kinds.get(name)):
                     out.append((dx, dy, name))
         return sorted(out, key=lambda m: (abs(m[0]) + abs(m[1]), m))
+
+    def _heading(self, dx: int, dy: int) -> tuple[int, int] | None:
+        """The unit step the mob or projectile on (dx, dy) took since the last state (from
+        where the same name stood then), None when that is not known (the skills' use)."""
+        name, (pos, mobs, side) = self.mob_at(dx, dy), self._before
+        if name == "none" or side != self._side:
+            return None
+        x, y, r = self._pos[0] + dx - pos[0], self._pos[1] + dy - pos[1], side // 2
+        came = [(ux, uy) for ux, uy in MOVES if abs(x - ux) <= r and abs(y - uy) <= r
+                and self._mob_names[mobs[(x - ux + r) * side + y - uy + r]] == name]  # fmt: skip
+        return came[0] if len(came) == 1 else None
 
     def kind_of(self, name: str) -> str:
         """A mob's kind ('melee', 'ranged', 'passive', 'projectile', 'own'), '' otherwise."""
