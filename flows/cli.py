@@ -56,15 +56,17 @@ def _parser() -> argparse.ArgumentParser:
                        help=f"the game (default: {DEFAULT_WORLD})")  # fmt: skip
     run = sub.add_parser("run", help="run the RL-GPT loop on one task (a Prefect flow)")
     run.set_defaults(func=_cmd_run)
-    run.add_argument("--world", choices=world_names(),
-                     help="the game (default: params.yaml run.world)")  # fmt: skip
+    run.add_argument(
+        "--world", choices=world_names(), help="the game (default: params.yaml run.world)"
+    )
     run.add_argument("--task", help="task name (default: params.yaml run.task)")
     run.add_argument("--iterations", type=int, help="most iterations (default: params.yaml)")
     run.add_argument(
-        "--llm", choices=["offline", "openai", "replay"],
+        "--llm",
+        choices=["offline", "openai", "replay"],
         help="agent backend: offline (default; not an LLM), openai (any OpenAI-compatible "
         "endpoint: OPENAI_BASE_URL, OPENAI_API_KEY), replay (answers of run --from)",
-    )  # fmt: skip
+    )
     run.add_argument("--from", dest="replay_from", help="run id to replay (with --llm replay)")
     run.add_argument("--model", help="model for every agent role (openai backend)")
     run.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
@@ -74,18 +76,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true", help="overwrite an existing run directory")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument(
-        "--set", action="append", metavar="KEY=VALUE",
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
         help="override one params.yaml value, validated like the file: e.g. --set "
         "train.sample_budget=30000 --set train.ppo.n_epochs=4 (VALUE is YAML; repeatable)",
-    )  # fmt: skip
+    )
     run.add_argument(
         "--metrics-out",
         help="also write the summary's metrics (JSON) here, and iterations.csv beside it (DVC)",
     )
     run.add_argument(
-        "--no-library", action="store_true",
+        "--no-library",
+        action="store_true",
         help="neither reuse nor add to the skill library (a self-contained run)",
-    )  # fmt: skip
+    )
     sw = sub.add_parser(
         "sweep", help="run a grid of tasks x seeds on Dask (or one at a time); one summary table"
     )
@@ -129,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     lin.add_argument("--json", action="store_true", help="machine-readable output")
     rpt = sub.add_parser(
         "report", help="write runs/<id>/report.html: tables, plots, code diffs, critique, lineage"
-    )  # fmt: skip
+    )
     rpt.set_defaults(func=_cmd_report)
     rpt.add_argument("run_id", help="the run directory name under --runs-dir")
     rpt.add_argument("--runs-dir", default="runs", help="where runs live (default: runs)")

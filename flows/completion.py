@@ -32,7 +32,7 @@ def _values(parser: argparse.ArgumentParser, found: dict[str, list[str]]) -> dic
 
 def bash_script(
     parser: argparse.ArgumentParser, prog: str = "rlgpt", values: dict[str, list[str]] | None = None
-) -> str:  # fmt: skip
+) -> str:
     """Complete `prog`, its sub-commands (two levels), each one's long options, and the values
     of options with choices (and `values`, e.g. task names for --task)."""
     cases: list[str] = []

@@ -17,7 +17,7 @@ from rlgpt.config import (
     parse_sets,
     read_run_params,
     validate_params,
-)  # fmt: skip
+)
 from rlgpt.errors import UserError
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.rundir import RunLock, check_run_id, create
@@ -145,9 +145,12 @@ def cmd_resume(args: argparse.Namespace, inv: Invocation) -> int:
     lock = RunLock(runs_dir, args.run_id)
     params.run.runs_dir = args.runs_dir
     ctx = RunContext(
-        run_id=args.run_id, params=params, task=find_task(params.run.world, params.run.task),
-        show_progress=not args.quiet, resume=True,
-    )  # fmt: skip
+        run_id=args.run_id,
+        params=params,
+        task=find_task(params.run.world, params.run.task),
+        show_progress=not args.quiet,
+        resume=True,
+    )
     try:
         return launch(ctx, None, inv)
     finally:
@@ -172,25 +175,30 @@ def launch(ctx: RunContext, metrics_out: str | None, inv: Invocation) -> int:
     llm = params.llm
     where = f" at {llm.base_url}" if llm.backend == "openai" and llm.base_url else ""
     verb = "resume" if ctx.resume else "run"
-    print(f"rlgpt: {verb} {ctx.run_id}: task {ctx.task.name} ({ctx.task.description}), "
-          f"llm {llm.backend}{where}")  # fmt: skip
+    print(
+        f"rlgpt: {verb} {ctx.run_id}: task {ctx.task.name} ({ctx.task.description}), "
+        f"llm {llm.backend}{where}"
+    )
     from tasks.runners import run_task_runner
 
     summary = rlgpt_run.with_options(task_runner=run_task_runner(params.scale))(ctx)
     if metrics_out:
         from rlgpt.lineage.layout import write_json
 
-        write_json(Path(metrics_out), {
-            "final_success_rate": summary.final_success_rate,
-            "selected_iteration": summary.selected_iteration,
-            "iterations": len(summary.iterations),
-            "samples": sum(i.samples for i in summary.iterations),
-        })  # fmt: skip
+        write_json(
+            Path(metrics_out),
+            {
+                "final_success_rate": summary.final_success_rate,
+                "selected_iteration": summary.selected_iteration,
+                "iterations": len(summary.iterations),
+                "samples": sum(i.samples for i in summary.iterations),
+            },
+        )
         # per iteration, beside it: what `dvc plots show` draws (dvc.yaml, plots)
         rows = ["iteration,samples,success_rate,dead_loop_ratio"] + [
             f"{i.iteration},{i.samples},{i.success_rate},{i.dead_loop_ratio}"
             for i in summary.iterations
-        ]  # fmt: skip
+        ]
         Path(metrics_out).with_name("iterations.csv").write_text("\n".join(rows) + "\n")
         _write_curve(root, summary, Path(metrics_out).with_name("curve.csv"))
     uri = params.tracking.mlflow_uri
@@ -201,13 +209,19 @@ def launch(ctx: RunContext, metrics_out: str | None, inv: Invocation) -> int:
             f" (iteration {summary.selected_iteration}'s policy, the best on the "
             f"selection episodes; the last one: {summary.last_success_rate:.2f})"
         )
-    print(f"\nfinal success rate: {summary.final_success_rate:.2f}{chosen} after "
-          f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s")  # fmt: skip
+    print(
+        f"\nfinal success rate: {summary.final_success_rate:.2f}{chosen} after "
+        f"{len(summary.iterations)} iteration(s), {summary.wall_s:.0f} s"
+    )
     print(f"artifacts: {root}/ (summary.json, manifest.json, iter_*/)")
-    print(f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{ctx.run_id}' "
-          f"(mlflow ui --backend-store-uri {uri})")  # fmt: skip
-    print("dvc:       `dvc repro run` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
-          "pinned in dvc.lock")  # fmt: skip
+    print(
+        f"mlflow:    {uri} experiment '{params.tracking.experiment}', run '{ctx.run_id}' "
+        f"(mlflow ui --backend-store-uri {uri})"
+    )
+    print(
+        "dvc:       `dvc repro run` runs this as stage 'run' (dvc.yaml); outputs runs/dvc/, "
+        "pinned in dvc.lock"
+    )
     return 0
 
 
@@ -223,7 +237,7 @@ def _write_curve(root: Path, summary: RunSummary, out: Path, rows: int = 400) ->
     step = max(1, len(points) // rows)
     lines = ["samples,success,return"] + [
         f"{points[i][0]},{won[i]:.3f},{ret[i]:.3f}" for i in range(0, len(points), step)
-    ]  # fmt: skip
+    ]
     out.write_text("\n".join(lines) + "\n")
 
 
@@ -241,6 +255,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     result = reproduce(args.run_id, args.runs_dir)
     verdict = "passed" if result.passed else f"FAILED ({result.reason})"
-    print(f"reproduction {result.reproduction} of {result.original}: {verdict}; "
-          f"max |delta| {result.max_abs_delta:.3f} (tolerance {result.tolerance})")  # fmt: skip
+    print(
+        f"reproduction {result.reproduction} of {result.original}: {verdict}; "
+        f"max |delta| {result.max_abs_delta:.3f} (tolerance {result.tolerance})"
+    )
     return 0 if result.passed else 1

@@ -32,8 +32,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             links = run_links(tracking.mlflow_uri, tracking.experiment, run.name, args.mlflow_ui)
         except Exception as exc:  # noqa: BLE001 - a report without links beats no report
             log.warning("no MLflow links in the report (%s: %s)", type(exc).__name__, exc)
-        links.append((f"tracking store: {tracking.mlflow_uri} (open it with `rlgpt ui`)",
-                       args.mlflow_ui))  # fmt: skip
+        links.append(
+            (f"tracking store: {tracking.mlflow_uri} (open it with `rlgpt ui`)", args.mlflow_ui)
+        )
     out = write_report(run, links)
     print(f"rlgpt: report: {out} ({out.stat().st_size // 1024} KiB, self-contained)")
     return 0

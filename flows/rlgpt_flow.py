@@ -20,7 +20,7 @@ from rlgpt.messages import (
     Decomposition,
     EvalReport,
     ValidationReport,
-)  # fmt: skip
+)
 from rlgpt.rl.learned import LearnedResult
 from rlgpt.rl.selection import best_iteration, regressions, revised
 from rlgpt.rl.train import TrainResult
@@ -55,8 +55,10 @@ def _best_of(
     """scale.candidates: sample more code per sub-action, validate every candidate at once
     (submitted to the run's task runner), keep the best of each."""
     pool = candidates.write_candidates(ctx, k, dec, feedback, before, coded)
-    futures = {name: [candidates.validate_candidate.submit(ctx, k, i, c)
-                      for i, c in enumerate(cands, 1)] for name, cands in pool.items()}  # fmt: skip
+    futures = {
+        name: [candidates.validate_candidate.submit(ctx, k, i, c) for i, c in enumerate(cands, 1)]
+        for name, cands in pool.items()
+    }
     results = {name: [f.result() for f in fs] for name, fs in futures.items()}
     return candidates.choose(ctx, k, pool, results)
 
@@ -91,9 +93,9 @@ class RunState:
     learned: dict[str, LearnedResult] = field(default_factory=dict)
     code: dict[str, CodedAction] = field(default_factory=dict)  # latest validated, by name
 
-    def evidence(self, dec: Decomposition | None, library: dict[str, LibraryRecord]) -> (
-        dict[str, Evidence] | None
-    ):  # fmt: skip
+    def evidence(
+        self, dec: Decomposition | None, library: dict[str, LibraryRecord]
+    ) -> dict[str, Evidence] | None:
         """Each sub-action's evidence: of the last plan's, or, before any plan, of those the
         skill library has a history for (None when nothing is known yet)."""
         if dec is None and not library:
@@ -150,8 +152,9 @@ def _trial(
     action stays out, the code covers it."""
     usable = report.passed(coded)
     have = {c.name for c in usable}
-    spare = [c for n, c in state.code.items()
-             if n not in have and n in learning.to_learn(dec, report)]  # fmt: skip
+    spare = [
+        c for n, c in state.code.items() if n not in have and n in learning.to_learn(dec, report)
+    ]
     learned = learning.learn(ctx, k, dec, coded, report, list(state.learned.values()) or None,
                              feedback=feedback or None, spare=spare or None)  # fmt: skip
     actions = [r.action() for r in learned if r.ok]
@@ -187,8 +190,9 @@ def _inner_loop(
         selection, reverted, kept = _keep_what_won(
             ctx, trial, before, trained=trained, selections=state.selections
         )
-        verdict = stages.critique(ctx, trial, report, evaluation, reverted or None,
-                                  learned=learned or None)  # fmt: skip
+        verdict = stages.critique(
+            ctx, trial, report, evaluation, reverted or None, learned=learned or None
+        )
         stages.record_skills(ctx, trial, validation=report, evaluation=evaluation)
         _record(state, dec, report, evaluation, verdict, learned)
         coded = [next((c for c in kept if c.name == old.name), old) for old in coded]
@@ -276,6 +280,9 @@ def rlgpt_run(ctx: RunContext, emit: bool = True) -> RunSummary:
             _publish(ctx, its)
         get_run_logger().info(
             "run %s %s: final success rate %.2f after %d iteration(s)",
-            ctx.run_id, summary.status, summary.final_success_rate, len(its),
-        )  # fmt: skip
+            ctx.run_id,
+            summary.status,
+            summary.final_success_rate,
+            len(its),
+        )
     return summary

@@ -42,8 +42,9 @@ def _params_and_specs(args: argparse.Namespace) -> tuple[Params, list[SweepRun],
         raise UserError("--sweep-id is at most 60 characters (its runs are named after it)")
     root = (Path(params.run.runs_dir) / sweep_id).resolve()
     if root.is_dir() and any(root.iterdir()) and not (root / "sweep.json").is_file():
-        raise UserError(f"{root} exists and is not a sweep (no sweep.json); pick another "
-                        "--sweep-id")  # fmt: skip
+        raise UserError(
+            f"{root} exists and is not a sweep (no sweep.json); pick another --sweep-id"
+        )
     seeds = [params.run.seed + i for i in range(args.seeds)]
     specs = [
         SweepRun(task=t, seed=s, run_id=f"{sweep_id}-{t}-s{s}", runs_dir=str(root),
@@ -62,13 +63,18 @@ def cmd_sweep(args: argparse.Namespace, inv: Invocation) -> int:
 
     params, specs, root, sweep_id = _params_and_specs(args)
     launch.sandbox_ready(params)
-    grid = {"tasks": list(dict.fromkeys(s.task for s in specs)),
-            "seeds": list(dict.fromkeys(s.seed for s in specs)), "iterations": args.iterations,
-            "sets": list(args.set or [])}  # fmt: skip
+    grid = {
+        "tasks": list(dict.fromkeys(s.task for s in specs)),
+        "seeds": list(dict.fromkeys(s.seed for s in specs)),
+        "iterations": args.iterations,
+        "sets": list(args.set or []),
+    }
     spec_file = root / "sweep.json"
     if spec_file.is_file() and json.loads(spec_file.read_text())["grid"] != grid:
-        raise UserError(f"sweep {sweep_id} exists with another grid ({spec_file}); pick another "
-                        "--sweep-id, or repeat its own arguments to continue it")  # fmt: skip
+        raise UserError(
+            f"sweep {sweep_id} exists with another grid ({spec_file}); pick another "
+            "--sweep-id, or repeat its own arguments to continue it"
+        )
     if params.scale.runner == "dask" and params.scale.address:
         from tasks.runners import reachable
 
@@ -94,8 +100,9 @@ def cmd_sweep(args: argparse.Namespace, inv: Invocation) -> int:
     # ours, not the nanny's: read before the flow starts a LocalCluster, whose nannies leave
     # their values in this process's environment (os.environ.update before each spawn)
     env |= {k: os.environ[k] for k in NANNY_ENV if k in os.environ}
-    specs = [s.model_copy(update={"sets": [*s.sets, f"tracking.parent_run={mlflow_run}"]})
-             for s in specs]  # fmt: skip
+    specs = [
+        s.model_copy(update={"sets": [*s.sets, f"tracking.parent_run={mlflow_run}"]}) for s in specs
+    ]
     where = runners.describe(params.scale)
     print(
         f"rlgpt: sweep {sweep_id}: {len(specs)} run(s) ({', '.join(grid['tasks'])} x "

@@ -117,7 +117,7 @@ HEARTBEAT_S = float(os.environ.get("RLGPT_SWEEP_HEARTBEAT_S", "60"))
 
 def _heartbeat(
     specs: list[SweepRun], done: dict[str, SweepRow], t0: float, stop: threading.Event
-) -> None:  # fmt: skip
+) -> None:
     """Every HEARTBEAT_S: what the runs under way are doing (long runs finish rarely)."""
     while not stop.wait(HEARTBEAT_S):
         try:
@@ -129,7 +129,7 @@ def _heartbeat(
 
 def _collect(
     futures: dict[Any, SweepRun], done: dict[str, SweepRow], total: int, t0: float, logger: Any
-) -> None:  # fmt: skip
+) -> None:
     """Each run's row as it finishes (a run lost after every retry is a failed row)."""
     for fut in as_completed(list(futures)):
         spec = futures[fut]
@@ -164,6 +164,7 @@ def rlgpt_sweep(
     rows = [done[s.run_id] for s in specs]
     table = [r.model_dump(include={"task", "seed", "final_success_rate", "samples", "wall_s",
                                    "attempts", "status"}) for r in rows]  # fmt: skip
-    create_table_artifact(table, key=f"sweep-{sweep_id.lower()}"[:100],
-                          description=f"rlgpt sweep {sweep_id}")  # fmt: skip
+    create_table_artifact(
+        table, key=f"sweep-{sweep_id.lower()}"[:100], description=f"rlgpt sweep {sweep_id}"
+    )
     return rows

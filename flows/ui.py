@@ -39,8 +39,9 @@ def _wait(url: str, proc: subprocess.Popen[bytes], what: str) -> None:
 
 
 def _start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    return subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
@@ -62,8 +63,11 @@ def cmd_ui(args: argparse.Namespace) -> int:
                               "127.0.0.1", "--port", str(pport)], env)  # fmt: skip
             procs.append(prefect)
             _wait(f"http://127.0.0.1:{pport}/api/health", prefect, "the Prefect server")
-            print(f"prefect: http://127.0.0.1:{pport}  (runs report to it with "
-                  f"PREFECT_API_URL=http://127.0.0.1:{pport}/api)", flush=True)  # fmt: skip
+            print(
+                f"prefect: http://127.0.0.1:{pport}  (runs report to it with "
+                f"PREFECT_API_URL=http://127.0.0.1:{pport}/api)",
+                flush=True,
+            )
         print("Ctrl-C stops them.", flush=True)
         while all(p.poll() is None for p in procs):
             time.sleep(0.5)

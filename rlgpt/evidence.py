@@ -67,7 +67,7 @@ class RunRecord(BaseModel):
 
 def gather(
     records: list[RunRecord], names: list[str], library: dict[str, LibraryRecord]
-) -> dict[str, Evidence]:  # fmt: skip
+) -> dict[str, Evidence]:
     """Each sub-action of `names` with what the iterations so far and the library say."""
     out = {n: Evidence(name=n, library=library.get(n)) for n in names}
     for rec in records:
@@ -105,21 +105,30 @@ def choose_mode(ev: Evidence, threshold: float) -> tuple[Literal["code", "rl"], 
             return "code", f"its learned action was kept out ({lr.reason[:120]})"
         if lr is not None and ev.blocked_learned >= BLOCKED and lr.skill_reach is not None \
                 and lr.reach_after is not None and lr.reach_after < lr.skill_reach:  # fmt: skip
-            return "code", (f"its learned action reached {lr.reach_after:.0%} of its held-out "
-                            f"start states, its code alone {lr.skill_reach:.0%}")  # fmt: skip
+            return "code", (
+                f"its learned action reached {lr.reach_after:.0%} of its held-out "
+                f"start states, its code alone {lr.skill_reach:.0%}"
+            )
         return "rl", ""
     if ev.excluded:
         return "rl", f"its code was kept out of training by validation ({ev.excluded[:120]})"
     deaths = ev.deaths or 0.0
     if ev.blocked_coded >= BLOCKED and deaths >= DEATHS:
-        return "rl", (f"coded, it blocked {ev.blocked_coded} iterations and {deaths:.0%} of "
-                      "episodes died while it was the next step")  # fmt: skip
+        return "rl", (
+            f"coded, it blocked {ev.blocked_coded} iterations and {deaths:.0%} of "
+            "episodes died while it was the next step"
+        )
     lib = ev.library
     if (
-        ev.mode is None and lib is not None and lib.iterations >= BLOCKED
-        and lib.mean_reach < threshold and lib.mean_deaths >= DEATHS
-    ):  # fmt: skip
-        return "rl", (f"its code reached it in {lib.mean_reach:.0%} of episodes over "
-                      f"{lib.iterations} earlier iterations, with {lib.mean_deaths:.0%} dying "
-                      "on the way")  # fmt: skip
+        ev.mode is None
+        and lib is not None
+        and lib.iterations >= BLOCKED
+        and lib.mean_reach < threshold
+        and lib.mean_deaths >= DEATHS
+    ):
+        return "rl", (
+            f"its code reached it in {lib.mean_reach:.0%} of episodes over "
+            f"{lib.iterations} earlier iterations, with {lib.mean_deaths:.0%} dying "
+            "on the way"
+        )
     return "code", ""

@@ -22,7 +22,7 @@ from rlgpt.messages import (
     RLConfig,
     SubAction,
     TaskSpec,
-)  # fmt: skip
+)
 from rlgpt.worlds import get_world
 from rlgpt.worlds.base import World
 
@@ -72,8 +72,9 @@ class Trial(BaseModel):
                                precondition="", expected_effect="")
                      for name, n in get_world(task.world).plan(task)]  # fmt: skip
             dec = Decomposition(task=task.name, sub_actions=steps, reasoning="the recipe plan")
-        return cls(task=task, k=k, dec=dec, cfg=cfg, coded=tuple(coded),
-                   learned=tuple(learned or ()))  # fmt: skip
+        return cls(
+            task=task, k=k, dec=dec, cfg=cfg, coded=tuple(coded), learned=tuple(learned or ())
+        )
 
     @property
     def world(self) -> World:

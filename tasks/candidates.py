@@ -60,9 +60,11 @@ def validate_candidate(
 ) -> ActionValidation:
     """One candidate in its own sandboxed worker (submitted: all candidates run at once)."""
     result = validate_action(
-        action, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius,
+        action,
+        sandbox=ctx.params.sandbox,
+        view_radius=ctx.params.train.view_radius,
         world=ctx.task.world,
-    )  # fmt: skip
+    )
     out = ctx.layout.iter_dir(k) / "candidates" / action.name / f"{index}.validation.json"
     finish(ctx, [write_model(out, result)])
     return result
@@ -78,9 +80,11 @@ def evidence(v: ActionValidation) -> tuple[int, int, int, float]:
 
 @stage("choose_candidates", retries=1)
 def choose(
-    ctx: RunContext, k: int, pool: dict[str, list[CodedAction]],
+    ctx: RunContext,
+    k: int,
+    pool: dict[str, list[CodedAction]],
     results: dict[str, list[ActionValidation]],
-) -> tuple[list[CodedAction], ValidationReport]:  # fmt: skip
+) -> tuple[list[CodedAction], ValidationReport]:
     """Per sub-action the candidate with the best evidence (the earliest on a tie); writes the
     chosen code as the iteration's actions and validation, and candidates.json for lineage."""
     chosen, validations, lineage = [], [], {}
@@ -100,6 +104,6 @@ def choose(
         *save_actions(ctx, k, chosen),
         write_model(ctx.layout.file(k, "validation.json"), report),
         write_json(ctx.layout.file(k, "candidates.json"), lineage),
-    ]  # fmt: skip
+    ]
     finish(ctx, files)
     return chosen, report

@@ -84,7 +84,7 @@ def learn(
         requests.append(LearnRequest(
             task=ctx.task, decomposition=dec, config=cfg, coded=usable,
             learned=in_run_learned(ctx, [r.action() for r in before.values()
-                                         if r.ok and r.name != name]),  # fmt: skip
+                                         if r.ok and r.name != name]),
             learn=p.learn, train=p.train, sandbox=p.sandbox, seed=p.run.seed + k,
             out_dir=str(out_root / name), previous=prev, previous_space=prev_space,
             extra_starts=[str(starts)] if starts.is_file() else [],

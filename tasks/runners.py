@@ -55,11 +55,14 @@ def task_runner(scale: ScaleParams) -> TaskRunner[Any]:
     if scale.address:
         return DaskTaskRunner(address=reachable(scale.address))
     dask.config.set(QUIET_DASK)  # for the rest of this process: the sweep's own cluster
-    return DaskTaskRunner(cluster_kwargs={
-        "n_workers": scale.workers, "threads_per_worker": scale.threads_per_worker,
-        "processes": True,  # a worker that dies takes only its own runs with it
-        "dashboard_address": ":0",  # a free port: sweeps at once do not collide
-    })  # fmt: skip
+    return DaskTaskRunner(
+        cluster_kwargs={
+            "n_workers": scale.workers,
+            "threads_per_worker": scale.threads_per_worker,
+            "processes": True,  # a worker that dies takes only its own runs with it
+            "dashboard_address": ":0",  # a free port: sweeps at once do not collide
+        }
+    )
 
 
 def describe(scale: ScaleParams) -> str:
@@ -67,8 +70,7 @@ def describe(scale: ScaleParams) -> str:
         return "sequential"
     if scale.address:
         return f"dask ({scale.address})"
-    return (f"dask (LocalCluster, {scale.workers} worker(s) x {scale.threads_per_worker} "
-            "thread(s))")  # fmt: skip
+    return f"dask (LocalCluster, {scale.workers} worker(s) x {scale.threads_per_worker} thread(s))"
 
 
 def run_task_runner(scale: ScaleParams) -> TaskRunner[Any]:

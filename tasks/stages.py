@@ -28,7 +28,7 @@ from rlgpt.messages import (
     EvalReport,
     RLConfig,
     ValidationReport,
-)  # fmt: skip
+)
 from rlgpt.rl.evaluate import EVAL_SEED_BASE, SELECTION_SEED_BASE, EvalSettings
 from rlgpt.rl.evaluate import evaluate as run_evaluation
 from rlgpt.rl.learned import LearnedResult
@@ -51,18 +51,21 @@ def agent_kwargs(ctx: RunContext) -> dict[str, Any]:
 
 @stage("decompose", retries=2)
 def decompose(
-    ctx: RunContext, k: int, previous: Decomposition | None, critique: Critique | None,
+    ctx: RunContext,
+    k: int,
+    previous: Decomposition | None,
+    critique: Critique | None,
     evidence: dict[str, Evidence] | None = None,
-) -> Decomposition:  # fmt: skip
+) -> Decomposition:
     """Slow agent: the plan, each sub-action coded or learned from `evidence` (what the run
     and the skill library know of each one's code and learning; none before any)."""
     slow = SlowAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
-    dec = slow.decompose(ctx.task, previous, critique, evidence,
-                         ctx.params.run.success_threshold)  # fmt: skip
+    dec = slow.decompose(ctx.task, previous, critique, evidence, ctx.params.run.success_threshold)
     first = ctx.params.run.learn_first
     if previous is None and first:  # the user's choice for the first plan, not the agent's
-        subs = [s.model_copy(update={"mode": "rl"}) if s.name in first else s
-                for s in dec.sub_actions]  # fmt: skip
+        subs = [
+            s.model_copy(update={"mode": "rl"}) if s.name in first else s for s in dec.sub_actions
+        ]
         dec = dec.model_copy(update={"sub_actions": subs})
     finish(ctx, [write_model(ctx.layout.file(k, "decomposition.json"), dec)])
     return dec
@@ -70,9 +73,12 @@ def decompose(
 
 @stage("plan_and_code", retries=2)
 def plan_and_code(
-    ctx: RunContext, k: int, previous: Decomposition | None, coded: list[CodedAction],
+    ctx: RunContext,
+    k: int,
+    previous: Decomposition | None,
+    coded: list[CodedAction],
     critique: Critique | None,
-) -> tuple[Decomposition, list[CodedAction]]:  # fmt: skip
+) -> tuple[Decomposition, list[CodedAction]]:
     """One agent (run.agents: one): the plan and its code from one prompt."""
     one = OneAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     budget = ctx.params.train.macro_step_budget
@@ -94,9 +100,12 @@ def save_actions(ctx: RunContext, k: int, coded: list[CodedAction]) -> list[Path
 
 @stage("generate_code", retries=2)
 def generate_code(
-    ctx: RunContext, k: int, dec: Decomposition, feedback: dict[str, str],
+    ctx: RunContext,
+    k: int,
+    dec: Decomposition,
+    feedback: dict[str, str],
     previous: list[CodedAction],
-) -> list[CodedAction]:  # fmt: skip
+) -> list[CodedAction]:
     """Fast agent: code each 'code' sub-action (reusing earlier code the critic did not fault)."""
     fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
     old = {c.name: c for c in previous}
@@ -128,9 +137,11 @@ def generate_code(
 @stage("validate", retries=1)
 def validate(ctx: RunContext, k: int, coded: list[CodedAction]) -> ValidationReport:
     report = validate_all(
-        coded, sandbox=ctx.params.sandbox, view_radius=ctx.params.train.view_radius,
+        coded,
+        sandbox=ctx.params.sandbox,
+        view_radius=ctx.params.train.view_radius,
         world=ctx.task.world,
-    )  # fmt: skip
+    )
     finish(ctx, [write_model(ctx.layout.file(k, "validation.json"), report)])
     return report
 
@@ -157,7 +168,7 @@ def repair(
 @stage("configure_rl", retries=2)
 def configure_rl(
     ctx: RunContext, k: int, dec: Decomposition, valid: list[str], learned: list[str] | None = None
-) -> RLConfig:  # fmt: skip
+) -> RLConfig:
     """Fast agent: the task's RL config over the coded actions that passed validation and the
     learned actions that passed their judgement."""
     fast = FastAgent(*agent_args(ctx, k), **agent_kwargs(ctx))
@@ -209,8 +220,9 @@ def train(ctx: RunContext, trial: Trial, previous: TrainResult | None = None) ->
 def eval_settings(ctx: RunContext, trained: TrainResult, *, selection: bool) -> EvalSettings:
     """How the trial's policy is judged: on the evaluation's episodes, or the selection's."""
     p = ctx.params
-    params = p.eval.model_copy(update={"episodes": p.eval.selection_episodes}) if selection else (
-        p.eval)  # fmt: skip
+    params = (
+        p.eval.model_copy(update={"episodes": p.eval.selection_episodes}) if selection else (p.eval)
+    )
     return EvalSettings(
         params=params, train=p.train, seed=p.run.seed, samples=trained.samples,
         show_progress=ctx.show_progress, sandbox=p.sandbox,
@@ -221,9 +233,10 @@ def eval_settings(ctx: RunContext, trained: TrainResult, *, selection: bool) -> 
 @stage("evaluate", retries=1)
 def evaluate(ctx: RunContext, trial: Trial, trained: TrainResult) -> EvalReport:
     report, table = run_evaluation(
-        in_run_trial(ctx, trial), in_run(ctx, trained.checkpoint),
+        in_run_trial(ctx, trial),
+        in_run(ctx, trained.checkpoint),
         settings=eval_settings(ctx, trained, selection=False),
-    )  # fmt: skip
+    )
     report = with_training_faults(report, trained)
     episodes = ctx.layout.file(trial.k, "episodes.parquet")
     table.to_parquet(episodes, index=False)
@@ -236,9 +249,10 @@ def select(ctx: RunContext, trial: Trial, trained: TrainResult) -> EvalReport:
     """The policy on the selection episodes (eval.selection_episodes, seeds apart from the
     evaluation's): what chooses the final policy and keeps out a harmful revision."""
     report, _ = run_evaluation(
-        in_run_trial(ctx, trial), in_run(ctx, trained.checkpoint),
+        in_run_trial(ctx, trial),
+        in_run(ctx, trained.checkpoint),
         settings=eval_settings(ctx, trained, selection=True),
-    )  # fmt: skip
+    )
     finish(ctx, [write_model(ctx.layout.file(trial.k, "selection.json"), report)])
     return report
 
@@ -250,8 +264,9 @@ def with_training_faults(report: EvalReport, trained: TrainResult) -> EvalReport
         return report
     faults = dict(report.macro_faults)
     for name, why in trained.macro_faults.items():
-        faults[name] = f"{faults[name]}; in training: {why}" if name in faults else (
-            f"in training: {why}")  # fmt: skip
+        faults[name] = (
+            f"{faults[name]}; in training: {why}" if name in faults else (f"in training: {why}")
+        )
     return report.model_copy(update={"macro_faults": faults})
 
 
@@ -286,9 +301,12 @@ def record_skills(
     if not ctx.params.library.add or ctx.params.llm.backend == "replay":
         return 0  # a replay or a reproduction re-runs recorded work: nothing new to add
     entries = record_iteration(
-        Path(ctx.params.library.path), ctx.layout.root, trial, validation=validation,
+        Path(ctx.params.library.path),
+        ctx.layout.root,
+        trial,
+        validation=validation,
         evaluation=evaluation,
-    )  # fmt: skip
+    )
     return len(entries)
 
 
@@ -309,12 +327,14 @@ def summarize_iteration(
     excluded = {a.name: str(a.error_kind) for a in validation.failed()}
     learned_samples = sum(r.samples for r in learned or [])
     learned_actions = {
-        r.name: (f"reach {r.reach_before:.2f} -> {r.reach_after:.2f}"
-                 + (f" (its code alone {r.skill_reach:.2f})" if r.skill_reach is not None else ""))
+        r.name: (
+            f"reach {r.reach_before:.2f} -> {r.reach_after:.2f}"
+            + (f" (its code alone {r.skill_reach:.2f})" if r.skill_reach is not None else "")
+        )
         if r.ok and r.reach_before is not None and r.reach_after is not None
         else f"excluded: {r.reason}"[:200]
         for r in learned or []
-    }  # fmt: skip
+    }
     return IterationSummary(
         iteration=k, outer=outer, inner=inner, learned_samples=learned_samples,
         learned_actions=learned_actions,

@@ -63,8 +63,7 @@ def end_orphans(c: MlflowClient, experiment_id: str) -> list[str]:
     """End KILLED every RUNNING rlgpt run of the experiment whose process is gone (and the
     RUNNING iteration runs under it); their MLflow run ids."""
     running = c.search_runs([experiment_id], filter_string="attributes.status = 'RUNNING'")
-    gone = {r.info.run_id for r in running
-            if process_gone(r.data.tags.get("rlgpt.process", ""))}  # fmt: skip
+    gone = {r.info.run_id for r in running if process_gone(r.data.tags.get("rlgpt.process", ""))}
     for r in running:
         if r.info.run_id in gone or r.data.tags.get("mlflow.parentRunId") in gone:
             c.set_tag(r.info.run_id, "rlgpt.orphaned", "true")
@@ -138,8 +137,11 @@ def _sb3_scalars(progress: Path, now: int) -> list[Metric]:
     with progress.open() as f:
         for row in csv.DictReader(f):
             step = int(float(row.get("time/total_timesteps") or 0))
-            out += [Metric(f"sb3/{k}", float(v), now, step) for k, v in row.items()
-                    if k and v not in (None, "") and not k.startswith("time/")]  # fmt: skip
+            out += [
+                Metric(f"sb3/{k}", float(v), now, step)
+                for k, v in row.items()
+                if k and v not in (None, "") and not k.startswith("time/")
+            ]
     return out
 
 
@@ -294,7 +296,7 @@ def _log_training(c: MlflowClient, rid: str, d: Path, now: int, masking: str) ->
         hashes = {
             p.stem: hashlib.sha256(p.read_bytes()).hexdigest()[:12]
             for p in sorted((d / "actions").glob("*.py"))
-        }  # fmt: skip
+        }
         with tempfile.TemporaryDirectory() as tmp:
             recipe = Path(tmp) / "LOADING.md"
             recipe.write_text(_LOADING.format(

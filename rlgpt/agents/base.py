@@ -115,9 +115,12 @@ class Agent:
                 messages = [
                     *messages,
                     ChatMessage(role="assistant", content=reply.text),
-                    ChatMessage(role="user", content=f"Your reply was rejected: {exc}. "
-                                "Answer again with one JSON object matching the schema."),
-                ]  # fmt: skip
+                    ChatMessage(
+                        role="user",
+                        content=f"Your reply was rejected: {exc}. "
+                        "Answer again with one JSON object matching the schema.",
+                    ),
+                ]
         raise FormatError(f"{kind}: no valid reply after {self.format_retries + 1} attempts")
 
     def _answer(self, request: LLMRequest) -> tuple[LLMReply, str, bool]:

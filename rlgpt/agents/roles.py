@@ -17,7 +17,7 @@ from rlgpt.llm.contexts import (
     OneAgentContext,
     RepairContext,
     RLConfigContext,
-)  # fmt: skip
+)
 from rlgpt.messages import (
     ActionValidation,
     CodedAction,
@@ -31,7 +31,7 @@ from rlgpt.messages import (
     SubAction,
     TaskSpec,
     ValidationReport,
-)  # fmt: skip
+)
 from rlgpt.worlds import get_world
 from rlgpt.worlds.base import PromptValues
 
@@ -71,10 +71,11 @@ class SlowAgent(Agent):
         """The plan; `evidence`: each sub-action's record of code and learning so far (shown
         only when there is some, so the prompts of runs without any stay the same)."""
         context = DecomposeContext(
-            task=task.model_dump(), recipes=game(task)["recipes"],
+            task=task.model_dump(),
+            recipes=game(task)["recipes"],
             previous=previous.model_dump() if previous else None,
             critique=critique.model_dump() if critique else None,
-        )  # fmt: skip
+        )
         if evidence:
             context["evidence"] = {n: e.model_dump() for n, e in evidence.items()}
             context["success_threshold"] = success_threshold
@@ -98,19 +99,21 @@ class OneAgent(Agent):
         nothing reaches training that the plan does not name."""
         values = game(task)
         context = OneAgentContext(
-            task=task.model_dump(), recipes=values["recipes"], primitives=values["primitives"],
-            skill_api=values["skill_api"], step_budget=step_budget,
+            task=task.model_dump(),
+            recipes=values["recipes"],
+            primitives=values["primitives"],
+            skill_api=values["skill_api"],
+            step_budget=step_budget,
             previous=previous.model_dump() if previous else None,
             code={c.name: c.source for c in code},
             critique=critique.model_dump() if critique else None,
-        )  # fmt: skip
+        )
         reply = self.ask("one_agent", PlanAndCode, **context)
         written = {a.name: a for a in reply.actions}
         subs = [
-            s.model_copy(update={"mode": "rl"}) if s.mode == "code" and s.name not in written
-            else s
+            s.model_copy(update={"mode": "rl"}) if s.mode == "code" and s.name not in written else s
             for s in reply.decomposition.sub_actions
-        ]  # fmt: skip
+        ]
         dec = reply.decomposition.model_copy(update={"task": task.name, "sub_actions": subs})
         coded = [written[s.name] for s in subs if s.mode == "code"]
         return dec, coded
@@ -224,12 +227,14 @@ class CriticAgent(Agent):
         feedback, so the next round rewrites them). `learned`: the iteration's learned actions
         (rlgpt/rl/learned.py, LearnedResult), shown with their reach before and after."""
         context = CriticContext(
-            task=task.model_dump(), decomposition=dec.model_dump(),
+            task=task.model_dump(),
+            decomposition=dec.model_dump(),
             validation=validation.model_dump(
                 include={"actions": {"__all__": {"name", "ok", "error_kind", "message"}}}
             ),
-            evaluation=evaluation.model_dump(), success_threshold=success_threshold,
-        )  # fmt: skip
+            evaluation=evaluation.model_dump(),
+            success_threshold=success_threshold,
+        )
         if learned:
             keep = {"ok", "reason", "reach_before", "reach_after", "skill_reach", "deaths_after",
                     "out_of_steps_after", "samples"}  # fmt: skip

@@ -69,8 +69,11 @@ def check_info(info: Any, world: World, facts: Facts, task: TaskSpec, where: str
         fail("info", f"{where}: info['inventory'] lacks the vitals {sorted(world.vitals)}")
     ach = info["achievements"]
     if not _counts(ach) or set(ach) - set(facts.achievements) or min(ach.values(), default=0) < 0:
-        fail("info", f"{where}: info['achievements'] must map achievements (of "
-             "achievement_rewards()) to counts >= 0")  # fmt: skip
+        fail(
+            "info",
+            f"{where}: info['achievements'] must map achievements (of "
+            "achievement_rewards()) to counts >= 0",
+        )
     for key in ("player_pos", "facing"):
         v = info[key]
         if not (isinstance(v, tuple | list) and len(v) == 2 and all(_is_int(x) for x in v)):
@@ -79,9 +82,12 @@ def check_info(info: Any, world: World, facts: Facts, task: TaskSpec, where: str
         if key in info and not isinstance(info[key], bool | np.bool_):
             fail("info", f"{where}: info['{key}'] must be a bool")
     if bool(info["success"]) != (ach.get(task.achievement, 0) > 0):
-        fail("info", f"{where}: info['success'] is {info['success']} while achievements"
-             f"['{task.achievement}'] is {ach.get(task.achievement, 0)}: success must say the "
-             "task's achievement was reached")  # fmt: skip
+        fail(
+            "info",
+            f"{where}: info['success'] is {info['success']} while achievements"
+            f"['{task.achievement}'] is {ach.get(task.achievement, 0)}: success must say the "
+            "task's achievement was reached",
+        )
 
 
 def _contract(info: Mapping[str, Any]) -> str:
@@ -235,13 +241,19 @@ def _standard_library_only(package: str) -> None:
         files.append((path, ".".join((package, *rel)), False))
     for path, owner, top_only in files:
         bad = {
-            m for m in _imports(path, owner, top_only)
-            if m.split(".")[0] not in sys.stdlib_module_names and m != "__future__"
-            and not m.startswith((package, "rlgpt.sandbox")) and m not in parents
-        }  # fmt: skip
+            m
+            for m in _imports(path, owner, top_only)
+            if m.split(".")[0] not in sys.stdlib_module_names
+            and m != "__future__"
+            and not m.startswith((package, "rlgpt.sandbox"))
+            and m not in parents
+        }
         if bad:
-            fail("view", f"{path.name} of {owner} imports {sorted(bad)}: the sandbox root "
-                 "holds the standard library only")  # fmt: skip
+            fail(
+                "view",
+                f"{path.name} of {owner} imports {sorted(bad)}: the sandbox root "
+                "holds the standard library only",
+            )
 
 
 def _init_of(module: str) -> Path:
@@ -263,8 +275,11 @@ def _lint(world: World, facts: Facts, api: ModuleType, view: Any) -> None:
         fail("lint", f"`lint_facts().view_members` names {sorted(unknown)}, not on ObsView")
     skills = set(lint.generator_skills) | set(lint.name_args)
     if skills - set(api.SKILL_API):
-        fail("lint", f"`lint_facts()` names skills {sorted(skills - set(api.SKILL_API))} that "
-             "SKILL_API lacks")  # fmt: skip
+        fail(
+            "lint",
+            f"`lint_facts()` names skills {sorted(skills - set(api.SKILL_API))} that "
+            "SKILL_API lacks",
+        )
 
 
 def _masks(world: World, facts: Facts, env: WorldEnv, task: TaskSpec) -> None:
@@ -277,8 +292,11 @@ def _masks(world: World, facts: Facts, env: WorldEnv, task: TaskSpec) -> None:
             size = len(prims) + len(names)
             if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (size,):
                 got = getattr(mask, "shape", None), getattr(mask, "dtype", type(mask).__name__)
-                fail("masks", f"a mask of {len(prims)} primitives and {len(names)} coded actions "
-                     f"must be {size} bools (one per action of the space), not {got}")  # fmt: skip
+                fail(
+                    "masks",
+                    f"a mask of {len(prims)} primitives and {len(names)} coded actions "
+                    f"must be {size} bools (one per action of the space), not {got}",
+                )
             if not mask.any():
                 fail("masks", "a mask must allow some action (allow all where none would be)")
     rule = world.action_mask(task, names, list(facts.primitives), False)
@@ -300,8 +318,11 @@ def _candidates(world: World, facts: Facts) -> dict[str, list[Scenario]]:
         specs = world.scenarios(name, count=1, seed_base=10_000, budget=80, radius=RADIUS,
                                 unmet_steps=8, unknown_steps=50, episode=False)  # fmt: skip
         if not any(s.precondition == "met" for s in specs):
-            fail("scenarios", f"`scenarios('{name}')` builds no met state, yet '{name}' has a "
-                 "requirement: build one where it holds")  # fmt: skip
+            fail(
+                "scenarios",
+                f"`scenarios('{name}')` builds no met state, yet '{name}' has a "
+                "requirement: build one where it holds",
+            )
         met = next(s for s in specs if s.precondition == "met")
         kind = "now" if _takes_now(name, met, facts) else "stations" if met.stations else "other"
         if kind not in kinds:
@@ -338,8 +359,11 @@ def _stage_all(world: World, facts: Facts, env: WorldEnv, name: str, specs: list
         check_info(info, world, facts, env.task, f"the staged state {where}")
         for item, n in spec.inventory.items():
             if info["inventory"].get(item) != n:
-                fail("scenarios", f"{where}: staged {item}={info['inventory'].get(item)}, the "
-                     f"scenario gives {n}: stage() must give what the scenario says")  # fmt: skip
+                fail(
+                    "scenarios",
+                    f"{where}: staged {item}={info['inventory'].get(item)}, the "
+                    f"scenario gives {n}: stage() must give what the scenario says",
+                )
         if tuple(info["facing"]) != tuple(spec.facing):
             fail("scenarios", f"{where}: staged facing {info['facing']}, not {spec.facing}")
         window = env.local_window(RADIUS)

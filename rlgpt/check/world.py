@@ -101,8 +101,11 @@ def _tasks(world: World, rewards: Mapping[str, Any]) -> dict[str, TaskSpec]:
                 "tasks", f"task '{key}' has world '{spec.world}': set TaskSpec.world={world.name!r}"
             )
         if spec.achievement not in rewards:
-            fail("tasks", f"task '{key}' targets '{spec.achievement}', which is no achievement of "
-                 "`achievement_rewards()`")  # fmt: skip
+            fail(
+                "tasks",
+                f"task '{key}' targets '{spec.achievement}', which is no achievement of "
+                "`achievement_rewards()`",
+            )
         if world.task(key) != spec:
             fail("tasks", f"`task('{key}')` must return tasks()['{key}']")
     try:
@@ -126,8 +129,11 @@ def _plans(world: World, facts: Facts) -> None:
             if not (isinstance(step, tuple) and len(step) == 2 and isinstance(step[1], int)):
                 fail("plans", f"task '{name}' has plan step {step!r}: make it (achievement, times)")
             if step[0] not in known or step[1] < 1:
-                fail("plans", f"task '{name}' has plan step {step!r}: name a known achievement "
-                     "(or primitive) and times >= 1")  # fmt: skip
+                fail(
+                    "plans",
+                    f"task '{name}' has plan step {step!r}: name a known achievement "
+                    "(or primitive) and times >= 1",
+                )
         if task.achievement not in [a for a, _ in plan]:
             fail("plans", f"the plan of task '{name}' never reaches '{task.achievement}'")
         facts.plans[name] = plan
@@ -214,9 +220,13 @@ def _library(world: World, facts: Facts, names: list[str]) -> None:
     for name in names:
         if name not in facts.achievements:
             fail("library", f"'{name}' is no achievement of the world")
-        verdict = validate_action(author.write_action(name, 80), sandbox=SandboxParams(),
-                                  world=world.name)  # fmt: skip
+        verdict = validate_action(
+            author.write_action(name, 80), sandbox=SandboxParams(), world=world.name
+        )
         if not verdict.ok:
             first = verdict.message.splitlines()[0] if verdict.message else ""
-            fail("library", f"the reference action '{name}' fails validation "
-                 f"({verdict.error_kind}: {first[:160]}): fix it or its scenarios")  # fmt: skip
+            fail(
+                "library",
+                f"the reference action '{name}' fails validation "
+                f"({verdict.error_kind}: {first[:160]}): fix it or its scenarios",
+            )

@@ -25,7 +25,7 @@ LIBRARY_USED = "library_used.json"
 
 def retrieve(
     root: Path, dec: Decomposition, skip: set[str], world: str = DEFAULT_WORLD
-) -> dict[str, tuple[SkillEntry, CodedAction]]:  # fmt: skip
+) -> dict[str, tuple[SkillEntry, CodedAction]]:
     """The best validated library version of `world` of each coded sub-action not in `skip`."""
     lib = SkillLibrary(root)
     manifest = lib.manifest()
@@ -95,6 +95,9 @@ def history(root: Path, world: str) -> dict[str, LibraryRecord]:
         if entry is None or not entry.stats:
             continue
         n = len(entry.stats)
-        out[name] = LibraryRecord(iterations=n, mean_reach=entry.mean_reach(),
-                                  mean_deaths=sum(s.deaths for s in entry.stats) / n)  # fmt: skip
+        out[name] = LibraryRecord(
+            iterations=n,
+            mean_reach=entry.mean_reach(),
+            mean_deaths=sum(s.deaths for s in entry.stats) / n,
+        )
     return out

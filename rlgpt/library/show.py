@@ -55,18 +55,20 @@ def _entry(lib: SkillLibrary, name: str, version: int | None) -> SkillEntry:
 def show_skill(lib: SkillLibrary, name: str, version: int | None = None) -> str:
     e = _entry(lib, name, version)
     o = e.origin
-    return "\n".join([
-        f"{e.name} v{e.version}  sha256 {e.source_hash[:16]}  {lib.root / e.file}",
-        f"  effect: {e.effect}",
-        f"  precondition: {e.precondition}",
-        f"  validation: {e.validation}",
-        f"  written by run {o.run_id} iteration {o.iteration} (task {o.task}) via prompt "
-        f"{o.template or '-'} {(o.template_hash or '-')[:12]}, model {o.model or '-'}",
-        f"  exchange: {o.exchange or '-'}",
-        f"  trained with in {len(e.stats)} iteration(s), mean reach {e.mean_reach():.2f}",
-        "",
-        lib.verify(e).source,
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"{e.name} v{e.version}  sha256 {e.source_hash[:16]}  {lib.root / e.file}",
+            f"  effect: {e.effect}",
+            f"  precondition: {e.precondition}",
+            f"  validation: {e.validation}",
+            f"  written by run {o.run_id} iteration {o.iteration} (task {o.task}) via prompt "
+            f"{o.template or '-'} {(o.template_hash or '-')[:12]}, model {o.model or '-'}",
+            f"  exchange: {o.exchange or '-'}",
+            f"  trained with in {len(e.stats)} iteration(s), mean reach {e.mean_reach():.2f}",
+            "",
+            lib.verify(e).source,
+        ]
+    )
 
 
 def history(lib: SkillLibrary, name: str) -> str:
@@ -74,12 +76,16 @@ def history(lib: SkillLibrary, name: str) -> str:
     versions = lib.versions(name)
     lines = [f"{name}: {len(versions)} version(s)"]
     for e in versions:
-        lines.append(f"v{e.version} {e.source_hash[:12]} {_when(e.created)} from run "
-                     f"{e.origin.run_id} iter {e.origin.iteration}; validation "
-                     f"{e.validation.get('effect_in')}")  # fmt: skip
+        lines.append(
+            f"v{e.version} {e.source_hash[:12]} {_when(e.created)} from run "
+            f"{e.origin.run_id} iter {e.origin.iteration}; validation "
+            f"{e.validation.get('effect_in')}"
+        )
         for s in e.stats:
-            lines.append(f"    {s.run_id} iter {s.iteration} ({s.task}): reached "
-                         f"{s.reach_rate:.2f}, called in {s.usage:.0%} of decisions, "
-                         f"{s.errors} errors, {s.dead_loops} dead loops, task success "
-                         f"{s.task_success:.2f}")  # fmt: skip
+            lines.append(
+                f"    {s.run_id} iter {s.iteration} ({s.task}): reached "
+                f"{s.reach_rate:.2f}, called in {s.usage:.0%} of decisions, "
+                f"{s.errors} errors, {s.dead_loops} dead loops, task success "
+                f"{s.task_success:.2f}"
+            )
     return "\n".join(lines)

@@ -79,9 +79,11 @@ class SkillEntry(BaseModel):
 
     def coded_action(self, root: Path) -> CodedAction:
         return CodedAction(
-            name=self.name, docstring=self.docstring, step_budget=self.step_budget,
+            name=self.name,
+            docstring=self.docstring,
+            step_budget=self.step_budget,
             source=(root / self.file).read_text(),
-        )  # fmt: skip
+        )
 
 
 class LearnedEntry(BaseModel):
@@ -153,12 +155,16 @@ class SkillLibrary:
         library (the manifest is a file anyone can edit)."""
         root = self.root.resolve()
         if not (root / entry.file).resolve().is_relative_to(root):
-            raise UserError(f"skill library entry {entry.name} v{entry.version} points outside "
-                            f"{self.root}: {entry.file}")  # fmt: skip
+            raise UserError(
+                f"skill library entry {entry.name} v{entry.version} points outside "
+                f"{self.root}: {entry.file}"
+            )
         action = entry.coded_action(self.root)
         if source_hash(action.source) != entry.source_hash:
-            raise UserError(f"skill library file {self.root / entry.file} does not match its "
-                            "manifest hash; restore it with `dvc checkout`")  # fmt: skip
+            raise UserError(
+                f"skill library file {self.root / entry.file} does not match its "
+                "manifest hash; restore it with `dvc checkout`"
+            )
         return action
 
     @contextlib.contextmanager
@@ -227,13 +233,19 @@ class SkillLibrary:
     def best_learned(self, name: str, world: str, space: str) -> LearnedEntry | None:
         """The learned version of `world` whose weights mean the same (`space`) that reached
         its effect most often after training; its file checked against its hash."""
-        entries = [e for e in self.manifest().learned.get(name, [])
-                   if e.world == world and e.space == space]  # fmt: skip
+        entries = [
+            e
+            for e in self.manifest().learned.get(name, [])
+            if e.world == world and e.space == space
+        ]
         root = self.root.resolve()
         for e in sorted(entries, key=lambda e: (e.reach_after or 0.0, e.version), reverse=True):
             path = (self.root / e.file).resolve()
-            if path.is_relative_to(root) and path.is_file() and \
-                    hashlib.sha256(path.read_bytes()).hexdigest() == e.policy_sha256:  # fmt: skip
+            if (
+                path.is_relative_to(root)
+                and path.is_file()
+                and hashlib.sha256(path.read_bytes()).hexdigest() == e.policy_sha256
+            ):
                 return e
         return None
 
@@ -248,9 +260,7 @@ def _evidence(v: ActionValidation) -> dict[str, object]:
     }
 
 
-def usage_stat(
-    name: str, run_id: str, k: int, task: str, report: EvalReport
-) -> UsageStat:  # fmt: skip
+def usage_stat(name: str, run_id: str, k: int, task: str, report: EvalReport) -> UsageStat:
     return UsageStat(
         run_id=run_id, iteration=k, task=task,
         reach_rate=round(report.subgoal_rates.get(name, 0.0), 4),

@@ -20,9 +20,12 @@ def _git_commit(path: Path) -> str | None:
     """The last commit that touched a file, if the project is a git checkout."""
     try:
         out = subprocess.run(
-            ["git", "log", "-1", "--format=%H", "--", str(path)], cwd=path.parent,
-            capture_output=True, text=True, timeout=10,
-        )  # fmt: skip
+            ["git", "log", "-1", "--format=%H", "--", str(path)],
+            cwd=path.parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None
@@ -96,9 +99,12 @@ def learned_chain(it: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path in sorted((it / "learned").glob("*.json")):
         r = _json(path) or {}
-        asked = [str(p) for p in sorted((it / "llm").glob("*_fast_learned.json"))
-                 if (read_exchange(p).request.context.get("sub_action") or {}).get("name")
-                 == r.get("name")]  # fmt: skip
+        asked = [
+            str(p)
+            for p in sorted((it / "llm").glob("*_fast_learned.json"))
+            if (read_exchange(p).request.context.get("sub_action") or {}).get("name")
+            == r.get("name")
+        ]
         out[path.stem] = {
             "exchange": asked[-1] if asked else None, "config_sha256": r.get("config_sha256"),
             "policy": r.get("policy"), "policy_sha256": r.get("policy_sha256"),
@@ -163,55 +169,70 @@ def render_text(result: dict[str, Any]) -> str:
     if "policies" in result:
         lines.append(f"policies produced from prompt {result['prompt_hash']}:")
         for p in result["policies"]:
-            lines.append(f"  {p['run_id']} iter {p['iteration']}: {p['checkpoint']} "
-                         f"(sha256 {p['sha256'][:12]}, success {p['success_rate']}) "
-                         f"via {', '.join(p['templates'])}")  # fmt: skip
+            lines.append(
+                f"  {p['run_id']} iter {p['iteration']}: {p['checkpoint']} "
+                f"(sha256 {p['sha256'][:12]}, success {p['success_rate']}) "
+                f"via {', '.join(p['templates'])}"
+            )
         return "\n".join(lines)
     for ch in result["chain"]:
         lines.append(f"{ch['run_id']} iteration {ch['iteration']} (world {ch['world']})")
         for ex in ch["exchanges"]:
             t, r = ex["template"], ex["reply"]
             commit = (t["git_commit"] or "-")[:10]
-            lines.append(f"  prompt {t['name']} {t['sha256'][:12]} (commit {commit}) -> "
-                         f"{ex['rendered_prompt']} -> {r['backend']}:{r['model']} "
-                         f"{r['tokens']} tokens{' (cached)' if r['cached'] else ''}")  # fmt: skip
+            lines.append(
+                f"  prompt {t['name']} {t['sha256'][:12]} (commit {commit}) -> "
+                f"{ex['rendered_prompt']} -> {r['backend']}:{r['model']} "
+                f"{r['tokens']} tokens{' (cached)' if r['cached'] else ''}"
+            )
         code = ", ".join(f"{n} {h[:12]}" for n, h in ch["code_sha256"].items()) or "-"
         lines.append(f"  code: {code}")
         for name, entry in ch.get("library", {}).items():  # reused: back to its first writer
             o = entry["origin"]
             via = f"{o.get('template') or '-'} {(o.get('template_hash') or '-')[:12]}"
-            lines.append(f"  from skill library: {name} v{entry['version']} "
-                         f"{entry['source_hash'][:12]}, first written by run {o['run_id']} "
-                         f"iteration {o['iteration']} via prompt {via} -> "
-                         f"{o.get('exchange') or '-'} ({o.get('model') or '-'})")  # fmt: skip
+            lines.append(
+                f"  from skill library: {name} v{entry['version']} "
+                f"{entry['source_hash'][:12]}, first written by run {o['run_id']} "
+                f"iteration {o['iteration']} via prompt {via} -> "
+                f"{o.get('exchange') or '-'} ({o.get('model') or '-'})"
+            )
         for name, rows in ch.get("candidates", {}).items():
             kept = next((r["candidate"] for r in rows if r["chosen"]), "-")
-            tried = ", ".join(f"{r['candidate']}: {r['sha256'][:12]} {r['error_kind'] or 'ok'}"
-                              for r in rows)  # fmt: skip
+            tried = ", ".join(
+                f"{r['candidate']}: {r['sha256'][:12]} {r['error_kind'] or 'ok'}" for r in rows
+            )
             lines.append(f"  candidates of {name}: {tried}; kept {kept}")
         lines.append(f"  validation: {ch['validation']}")
         for name, la in ch.get("learned", {}).items():
             reach = (f"reach {la['reach_before']} -> {la['reach_after']}"
                      f" (its code alone {la['skill_reach']})") if la.get("ok") else (
                      f"kept out: {la.get('reason')}")  # fmt: skip
-            lines.append(f"  learned action {name}: prompt -> {la['exchange'] or '-'} -> rl "
-                         f"config {(la['config_sha256'] or '-')[:12]} -> policy "
-                         f"{la['policy'] or '-'} sha256 {(la['policy_sha256'] or '-')[:12]}"
-                         + (f" (continued {la['continued']})" if la.get("continued") else "")
-                         + f" -> {reach}, {la['samples']} samples")  # fmt: skip
+            lines.append(
+                f"  learned action {name}: prompt -> {la['exchange'] or '-'} -> rl "
+                f"config {(la['config_sha256'] or '-')[:12]} -> policy "
+                f"{la['policy'] or '-'} sha256 {(la['policy_sha256'] or '-')[:12]}"
+                + (f" (continued {la['continued']})" if la.get("continued") else "")
+                + f" -> {reach}, {la['samples']} samples"
+            )
         lines.append(f"  rl config: {(ch['rl_config_sha256'] or '-')[:12]}")
         if ch.get("continued_from") is not None:
-            lines.append(f"  training continued the policy of iteration {ch['continued_from']} "
-                         f"(sha256 {(ch.get('continued_sha256') or '-')[:12]})")  # fmt: skip
+            lines.append(
+                f"  training continued the policy of iteration {ch['continued_from']} "
+                f"(sha256 {(ch.get('continued_sha256') or '-')[:12]})"
+            )
         ck = ch["checkpoint"]
         lines.append(f"  checkpoint: {ck['path']} sha256 {(ck['sha256'] or '-')[:12]}")
         ev = ch["evaluation"] or {}
-        lines.append(f"  evaluation: success {ev.get('success_rate')}, samples "
-                     f"{ev.get('samples')}, dead loops {ev.get('dead_loop_ratio')}")  # fmt: skip
+        lines.append(
+            f"  evaluation: success {ev.get('success_rate')}, samples "
+            f"{ev.get('samples')}, dead loops {ev.get('dead_loop_ratio')}"
+        )
         sel = ch.get("selection") or {}
         if sel:
-            lines.append(f"  selection: success {sel.get('success_rate')} on "
-                         f"{sel.get('episodes')} episodes apart from the evaluation's")  # fmt: skip
+            lines.append(
+                f"  selection: success {sel.get('success_rate')} on "
+                f"{sel.get('episodes')} episodes apart from the evaluation's"
+            )
         for name, why in ((ch.get("critique") or {}).get("reverted") or {}).items():
             lines.append(f"  reverted: {name}: {why}")
     return "\n".join(lines)

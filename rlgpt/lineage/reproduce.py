@@ -41,12 +41,14 @@ def compare(orig: RunSummary, repro: RunSummary, tolerance: float) -> Comparison
     """Pass when both ran the same iterations and every rate is within `tolerance`."""
     deltas: list[dict[str, float]] = []
     for a, b in zip(orig.iterations, repro.iterations, strict=False):
-        deltas.append({
-            "iteration": a.iteration,
-            "success_rate": b.success_rate - a.success_rate,
-            "dead_loop_ratio": b.dead_loop_ratio - a.dead_loop_ratio,
-            "samples": float(b.samples - a.samples),
-        })  # fmt: skip
+        deltas.append(
+            {
+                "iteration": a.iteration,
+                "success_rate": b.success_rate - a.success_rate,
+                "dead_loop_ratio": b.dead_loop_ratio - a.dead_loop_ratio,
+                "samples": float(b.samples - a.samples),
+            }
+        )
     rates = [abs(d[k]) for d in deltas for k in ("success_rate", "dead_loop_ratio")]
     worst = max(rates, default=0.0)
     same_plan = [(i.coded, i.learned) for i in orig.iterations] == [

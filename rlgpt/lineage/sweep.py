@@ -101,8 +101,10 @@ def status_line(specs: list[SweepRun], done: set[str], elapsed: float) -> str:
             continue
         lines = log.read_text().splitlines()
         last = json.loads(lines[-1]) if lines else {}
-        doing.append(f"{spec.task} s{spec.seed}: {last.get('stage', 'starting')} "
-                     f"iter {last.get('iteration', '-')}")  # fmt: skip
+        doing.append(
+            f"{spec.task} s{spec.seed}: {last.get('stage', 'starting')} "
+            f"iter {last.get('iteration', '-')}"
+        )
     waiting = len(specs) - len(done) - len(doing)
     return f"[{len(done)}/{len(specs)} done, {waiting} waiting, {elapsed:.0f} s] " + "; ".join(
         doing
@@ -111,22 +113,30 @@ def status_line(specs: list[SweepRun], done: set[str], elapsed: float) -> str:
 
 def table(summary: SweepSummary) -> str:
     """Per run, then per task the mean and spread over seeds."""
-    lines = [f"{'task':<20} {'seed':>4} {'success':>7} {'iters':>5} {'samples':>9} "
-             f"{'wall_s':>7} {'tries':>5}  status"]  # fmt: skip
+    lines = [
+        f"{'task':<20} {'seed':>4} {'success':>7} {'iters':>5} {'samples':>9} "
+        f"{'wall_s':>7} {'tries':>5}  status"
+    ]
     for r in summary.rows:
-        lines.append(f"{r.task:<20} {r.seed:>4} {r.final_success_rate:>7.2f} {r.iterations:>5} "
-                     f"{r.samples:>9} {r.wall_s:>7.0f} {r.attempts:>5}  {r.status}"
-                     + (f" ({r.error})" if r.error else ""))  # fmt: skip
+        lines.append(
+            f"{r.task:<20} {r.seed:>4} {r.final_success_rate:>7.2f} {r.iterations:>5} "
+            f"{r.samples:>9} {r.wall_s:>7.0f} {r.attempts:>5}  {r.status}"
+            + (f" ({r.error})" if r.error else "")
+        )
     lines.append("")
     for task in summary.tasks:
         rates = [r.final_success_rate for r in summary.rows if r.task == task]
         done = sum(r.status != "failed" for r in summary.rows if r.task == task)
         if rates:
-            lines.append(f"{task:<20} mean {mean(rates):.2f} +- {pstdev(rates):.2f} over "
-                         f"{len(rates)} seed(s), {done} finished")  # fmt: skip
-    lines.append(f"\n{len(summary.rows)} run(s), {summary.samples} samples in "
-                 f"{summary.wall_s:.0f} s: {summary.samples_per_s:.0f} samples/s in all "
-                 f"({summary.runner})")  # fmt: skip
+            lines.append(
+                f"{task:<20} mean {mean(rates):.2f} +- {pstdev(rates):.2f} over "
+                f"{len(rates)} seed(s), {done} finished"
+            )
+    lines.append(
+        f"\n{len(summary.rows)} run(s), {summary.samples} samples in "
+        f"{summary.wall_s:.0f} s: {summary.samples_per_s:.0f} samples/s in all "
+        f"({summary.runner})"
+    )
     return "\n".join(lines)
 
 

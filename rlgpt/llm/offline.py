@@ -23,7 +23,7 @@ from rlgpt.llm.contexts import (
     OneAgentContext,
     RepairContext,
     RLConfigContext,
-)  # fmt: skip
+)
 from rlgpt.messages import (
     CodedAction,
     Critique,
@@ -36,7 +36,7 @@ from rlgpt.messages import (
     RLConfig,
     ShapingTerm,
     TaskSpec,
-)  # fmt: skip
+)
 from rlgpt.worlds import DEFAULT_WORLD, get_world
 
 # Feedback that a coded action's calls ran out of steps: the one fault a longer step budget
@@ -103,11 +103,15 @@ class OfflineAuthor:
         ))  # fmt: skip
         feedback = (ctx["critique"] or {}).get("fast_feedback") or {}
         budget = int(ctx["step_budget"])
-        code = [self._code(s["name"], budget, feedback)
-                for s in dec["sub_actions"] if s["mode"] == "code"]  # fmt: skip
-        return PlanAndCode(decomposition=Decomposition.model_validate(dec), actions=[
-            CodedAction.model_validate(c) for c in code
-        ]).model_dump()  # fmt: skip
+        code = [
+            self._code(s["name"], budget, feedback)
+            for s in dec["sub_actions"]
+            if s["mode"] == "code"
+        ]
+        return PlanAndCode(
+            decomposition=Decomposition.model_validate(dec),
+            actions=[CodedAction.model_validate(c) for c in code],
+        ).model_dump()
 
     # -- fast agent ----------------------------------------------------------------------
     def _fast_code(self, ctx: CodeContext) -> dict[str, Any]:
@@ -133,8 +137,9 @@ class OfflineAuthor:
         dec = Decomposition.model_validate(ctx["decomposition"])
         name = ctx["sub_action"]["name"]
         coded = ctx["coded"]
-        helpers = [n for n in [name, *(s.name for s in dec.sub_actions if s.survival)]
-                   if n in coded]  # fmt: skip
+        helpers = [
+            n for n in [name, *(s.name for s in dec.sub_actions if s.survival)] if n in coded
+        ]
         known = ctx["signals"]
         shaping = [ShapingTerm(signal="health", weight=0.5)] if "health" in known else []
         if name.startswith("enter_") and "kills" in known:
@@ -239,8 +244,9 @@ def _learned_cause(record: dict[str, Any] | None, seen: str) -> tuple[str, str]:
         why = record.get("reason", "")
         return f"its RL config failed: {why}; give it a new reward", f"learned and {seen}; {why}"
     if after is not None and (skill is None or after >= skill) and after > (before or 0.0):
-        said = (f"its reach from held-out start states rose from {before:.0%} to {after:.0%}"
-                + (f" (its code alone: {skill:.0%})" if skill is not None else ""))  # fmt: skip
+        said = f"its reach from held-out start states rose from {before:.0%} to {after:.0%}" + (
+            f" (its code alone: {skill:.0%})" if skill is not None else ""
+        )
         return f"learned: {said}: train further", f"learned and {seen}; {said}: train further."
     said = f"its learning did not beat {'its code alone' if skill is not None else 'chance'}"
     return "", f"learned and {seen}; {said}: code it."

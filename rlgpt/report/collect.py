@@ -54,7 +54,7 @@ def _diff(old: str | None, new: str) -> tuple[str, list[tuple[str, str]]]:
         return "unchanged", []
     lines = difflib.unified_diff(
         old.splitlines(), new.splitlines(), "previous", "this", lineterm=""
-    )  # fmt: skip
+    )
     cls = {"+": "add", "-": "del", "@": "hunk"}
     return "changed", [(cls.get(line[:1], ""), line) for line in lines]
 
@@ -97,15 +97,17 @@ def collect(run: Path, links: list[tuple[str, str]] | None = None) -> Report:
             last_source[py.stem] = source
             actions.append(ActionView(py.stem, source, status, diff, validation.get(py.stem, "-")))
         evaluation = _json(d / "eval.json") or {}
-        views.append(IterationView(
-            summary=it,
-            plan=(_json(d / "decomposition.json") or {}).get("sub_actions", []),
-            actions=actions,
-            critique=_json(d / "critique.json") or {},
-            rl_config=_json(d / "rl_config.json") or {},
-            ends=evaluation.get("ends", {}),
-            chain=iteration_chain(run, it.iteration),
-        ))  # fmt: skip
+        views.append(
+            IterationView(
+                summary=it,
+                plan=(_json(d / "decomposition.json") or {}).get("sub_actions", []),
+                actions=actions,
+                critique=_json(d / "critique.json") or {},
+                rl_config=_json(d / "rl_config.json") or {},
+                ends=evaluation.get("ends", {}),
+                chain=iteration_chain(run, it.iteration),
+            )
+        )
     points, starts = training_curve(run, summary.iterations)
     figures = {
         "per_iteration": per_iteration(summary.iterations),

@@ -58,8 +58,9 @@ def learning_curves(points: Sequence[CurvePoint], boundaries: Sequence[int]) -> 
         top.plot(x, smooth([float(p[2]) for p in points], 50), color="tab:green")
         bottom.plot(x, smooth([p[1] for p in points], 50), color="tab:blue")
     else:
-        top.text(0.5, 0.5, "no finished training episode recorded", ha="center",
-                 transform=top.transAxes)  # fmt: skip
+        top.text(
+            0.5, 0.5, "no finished training episode recorded", ha="center", transform=top.transAxes
+        )
     for b in boundaries[1:]:
         for ax in (top, bottom):
             ax.axvline(b, color="grey", linestyle=":", linewidth=1)

@@ -50,8 +50,9 @@ def make_env(
     `learned` actions named in `cfg.learned_actions` join the space after the coded ones, as
     options (rlgpt/rl/options.py); the coded actions they call run in the same pool."""
     world = get_world(task.world)
-    options = {a.name: LearnedOption(world, a) for a in learned or []
-               if a.name in cfg.learned_actions}  # fmt: skip
+    options = {
+        a.name: LearnedOption(world, a) for a in learned or [] if a.name in cfg.learned_actions
+    }
     inserted = [c for c in coded if c.name in cfg.macro_actions]
     wanted = {n for o in options.values() for n in o.coded}
     pooled = [c for c in coded if c.name in cfg.macro_actions or c.name in wanted]
@@ -63,8 +64,9 @@ def make_env(
     budget = max([macro_step_budget, *[c.step_budget for c in pooled]])
     names = [c.name for c in inserted] + [n for n in cfg.learned_actions if n in options]
     prims = cfg.primitive_actions
-    rule = world.action_mask(task, names, world.primitives() if prims is None else prims,
-                             ordered=masking == "plan")  # fmt: skip
+    rule = world.action_mask(
+        task, names, world.primitives() if prims is None else prims, ordered=masking == "plan"
+    )
     env = MacroActionWrapper(
         shaped, names, pool, all_primitives=world.primitives(), vitals=world.vitals,
         step_budget=budget, no_effect_penalty=cfg.no_effect_penalty, primitives=prims,
@@ -93,7 +95,7 @@ def env_factories(
                 masking=masking,
                 learned=learned,
                 snapshots=snapshots,
-            )  # fmt: skip
+            )
         )
 
     return [factory(i) for i in range(n_envs)]

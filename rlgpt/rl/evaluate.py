@@ -132,8 +132,11 @@ def evaluate(
                     reached[sub.name] += int(ach.get(sub.name, 0) >= sub.count)
                 died = term and not info.get("won")  # a won game (Craftax's boss) is no death
                 if died:  # the step it died on: the plan's first one not yet done
-                    todo = [s.name for s in dec.sub_actions
-                            if not s.survival and ach.get(s.name, 0) < s.count]  # fmt: skip
+                    todo = [
+                        s.name
+                        for s in dec.sub_actions
+                        if not s.survival and ach.get(s.name, 0) < s.count
+                    ]
                     if todo:
                         died_at[todo[0]] += 1
                 end = "success" if info["success"] else ("death" if died else "time_limit")

@@ -39,7 +39,7 @@ from rlgpt.rl.learned import (
     skill_act,
     space_key,
     start_as_its_code,
-)  # fmt: skip
+)
 from rlgpt.rl.options import policy_sha256
 from rlgpt.rl.policy import load_policy
 from rlgpt.rl.shaping import StartStates
@@ -53,7 +53,7 @@ from rlgpt.rl.starts import (
     load_starts,
     save_starts,
     staged,
-)  # fmt: skip
+)
 from rlgpt.rl.train import Checkpoints, PrimitiveBudget, lean, new_model, save_atomic
 from rlgpt.trial import LearnedAction
 from rlgpt.worlds import get_world
@@ -187,8 +187,9 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
     try:
         start = ckpt.resumable() or 0
         if start:
-            log.warning("learned action %s: resuming from its checkpoint at %d samples",
-                        cfg.name, start)  # fmt: skip
+            log.warning(
+                "learned action %s: resuming from its checkpoint at %d samples", cfg.name, start
+            )
             model = load_policy(ckpt.zip, venv, t.device)
         elif init is not None:
             model = load_policy(init, venv, t.device)
@@ -209,9 +210,12 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
         skill = None
         if cfg.name in [c.name for c in req.coded]:
             alone = cfg.model_copy(update={"macro_actions": [cfg.name], "primitive_actions": None})
-            skill = _cached_reach(out / "reach_skill.json", lambda: reach(
-                world, alone, req.coded, held, skill_act(cfg.name), t, sandbox=sb,
-                seed=req.seed))  # fmt: skip
+            skill = _cached_reach(
+                out / "reach_skill.json",
+                lambda: reach(
+                    world, alone, req.coded, held, skill_act(cfg.name), t, sandbox=sb, seed=req.seed
+                ),
+            )
         budget = PrimitiveBudget(
             cfg.sample_budget, req.show_progress, start, t.checkpoint_every,
             lambda samples: ckpt.save(model, samples), out / "curve.csv", desc=f"learn {cfg.name}",
@@ -220,8 +224,9 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
         wall0 = time.perf_counter()
         try:
             with lean():
-                model.learn(total_timesteps=10**9, callback=[budget, finite],
-                            reset_num_timesteps=not start)  # fmt: skip
+                model.learn(
+                    total_timesteps=10**9, callback=[budget, finite], reset_num_timesteps=not start
+                )
         except (ValueError, RuntimeError) as exc:  # NaN logits (or another failure)
             if all_finite(model):
                 raise
@@ -273,11 +278,15 @@ def judgement(after: Reach, skill: Reach | None, min_reach: float) -> str:
     its effect too rarely, or more rarely than its own code alone from the same held-out
     states (then the code covers its sub-action: learning never makes the code worse)."""
     if after.reach < min_reach:
-        return (f"reaches its effect from {after.reach:.0%} of held-out start states after "
-                f"training, below learn.min_reach {min_reach:.0%}")  # fmt: skip
+        return (
+            f"reaches its effect from {after.reach:.0%} of held-out start states after "
+            f"training, below learn.min_reach {min_reach:.0%}"
+        )
     if skill is not None and after.reach < skill.reach:
-        return (f"reaches its effect from {after.reach:.0%} of held-out start states after "
-                f"training, its code alone from {skill.reach:.0%}: the code covers it")  # fmt: skip
+        return (
+            f"reaches its effect from {after.reach:.0%} of held-out start states after "
+            f"training, its code alone from {skill.reach:.0%}: the code covers it"
+        )
     return ""
 
 

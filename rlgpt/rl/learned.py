@@ -34,7 +34,7 @@ from rlgpt.rl.runtime import MacroActionWrapper
 from rlgpt.rl.shaping import LearnedEpisode, StartStates, signals
 from rlgpt.rl.starts import (
     Start,
-)  # fmt: skip
+)
 from rlgpt.sandbox.pool import MacroPool
 from rlgpt.trial import LearnedAction
 from rlgpt.worlds.base import World
@@ -75,20 +75,23 @@ class LearnedResult(BaseModel):
         """The trained policy as training and evaluation insert it (it must have trained)."""
         if self.config is None or not self.policy:
             raise ValueError(f"learned action {self.name} has no trained policy")
-        return LearnedAction(name=self.name, config=self.config, policy=self.policy,
-                             policy_sha256=self.policy_sha256)  # fmt: skip
+        return LearnedAction(
+            name=self.name, config=self.config, policy=self.policy, policy_sha256=self.policy_sha256
+        )
 
 
 def check_config(
     cfg: LearnedConfig, world: World, coded: list[str], params: LearnParams
-) -> list[str]:  # fmt: skip
+) -> list[str]:
     """What keeps `cfg` from training, one sentence each (empty: it can train): the fast agent
     gets them back to repair its config."""
     problems = []
     achievements = set(world.achievement_rewards())
     if cfg.name not in achievements:
-        problems.append(f"'{cfg.name}' is no achievement of the game: a learned action must be "
-                        "named after the achievement it reaches")  # fmt: skip
+        problems.append(
+            f"'{cfg.name}' is no achievement of the game: a learned action must be "
+            "named after the achievement it reaches"
+        )
     unknown = [t.achievement for t in cfg.reward_terms if t.achievement not in achievements]
     if unknown:
         problems.append(f"unknown reward term achievement(s) {unknown}")
@@ -98,8 +101,9 @@ def check_config(
         problems.append(f"unknown shaping signal(s) {bad}; the signals are {sorted(known)}")
     odd = [m for m in cfg.macro_actions if m not in coded]
     if odd:
-        problems.append(f"macro_actions {odd} are not coded actions that passed validation "
-                        f"(those are {coded})")  # fmt: skip
+        problems.append(
+            f"macro_actions {odd} are not coded actions that passed validation (those are {coded})"
+        )
     prims = world.primitives()
     if cfg.primitive_actions is not None:
         wrong = [p for p in cfg.primitive_actions if p not in prims]
@@ -108,15 +112,21 @@ def check_config(
         if not cfg.primitive_actions and not cfg.macro_actions:
             problems.append("its action space is empty: keep primitives or coded actions")
     if cfg.sample_budget > params.sample_budget:
-        problems.append(f"sample_budget {cfg.sample_budget} is beyond the run's "
-                        f"{params.sample_budget} per learned action "
-                        "(learn.sample_budget)")  # fmt: skip
+        problems.append(
+            f"sample_budget {cfg.sample_budget} is beyond the run's "
+            f"{params.sample_budget} per learned action "
+            "(learn.sample_budget)"
+        )
     if cfg.step_budget > params.step_budget:
-        problems.append(f"step_budget {cfg.step_budget} is beyond the run's {params.step_budget}"
-                        " (learn.step_budget)")  # fmt: skip
+        problems.append(
+            f"step_budget {cfg.step_budget} is beyond the run's {params.step_budget}"
+            " (learn.step_budget)"
+        )
     if cfg.step_budget * 4 > cfg.sample_budget:
-        problems.append(f"step_budget {cfg.step_budget} leaves fewer than 4 episodes in a "
-                        f"sample_budget of {cfg.sample_budget}")  # fmt: skip
+        problems.append(
+            f"step_budget {cfg.step_budget} leaves fewer than 4 episodes in a "
+            f"sample_budget of {cfg.sample_budget}"
+        )
     return problems
 
 
@@ -181,8 +191,9 @@ def reach(
     finally:
         env.close()
     n = max(1, len(held))
-    return Reach(reach=effect / n, deaths=deaths / n, out_of_steps=out / n, steps=steps,
-                 faults=faults)  # fmt: skip
+    return Reach(
+        reach=effect / n, deaths=deaths / n, out_of_steps=out / n, steps=steps, faults=faults
+    )
 
 
 def policy_act(model: Policy) -> Callable[[np.ndarray, MacroActionWrapper], int]:

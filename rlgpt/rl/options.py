@@ -60,9 +60,11 @@ class LearnedOption:
         self.code_steps = action.config.code_steps
 
     def mask(
-        self, info: Mapping[str, Any], disabled: Callable[[str], bool],
+        self,
+        info: Mapping[str, Any],
+        disabled: Callable[[str], bool],
         standing: Mapping[str, bool],
-    ) -> np.ndarray:  # fmt: skip
+    ) -> np.ndarray:
         return self.rule(info["inventory"], info["achievements"], disabled, standing)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[str, bool]:

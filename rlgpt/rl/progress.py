@@ -23,8 +23,11 @@ class Progress:
         self.done = self.start = initial
         self.enabled = enabled
         self.tty = enabled and self.stream.isatty()
-        self._bar = tqdm(total=total, initial=initial, unit=unit, desc=desc, leave=False,
-                         file=self.stream) if self.tty else None  # fmt: skip
+        self._bar = (
+            tqdm(total=total, initial=initial, unit=unit, desc=desc, leave=False, file=self.stream)
+            if self.tty
+            else None
+        )
         self._t0 = self._last = time.monotonic()
 
     def update(self, n: int) -> None:

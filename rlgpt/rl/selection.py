@@ -28,9 +28,7 @@ def revised(before: Sequence[CodedAction], after: Sequence[CodedAction]) -> dict
     return {c.name: old[c.name] for c in after if c.name in old and old[c.name].source != c.source}
 
 
-def regressions(
-    changed: Sequence[str], before: EvalReport, after: EvalReport
-) -> dict[str, str]:  # fmt: skip
+def regressions(changed: Sequence[str], before: EvalReport, after: EvalReport) -> dict[str, str]:
     """Revised sub-actions reached less often on the selection episodes after their revision
     than before it, by more than the noise of the two rates (one standard error of their
     difference, and at least one episode): name -> the reason, in words."""
@@ -40,6 +38,8 @@ def regressions(
         was, now = before.subgoal_rates.get(name, 0.0), after.subgoal_rates.get(name, 0.0)
         noise = max(1.0 / n, math.sqrt((was * (1 - was) + now * (1 - now)) / n))
         if was - now > noise:
-            out[name] = (f"its revision lowered its reach rate on the selection episodes from "
-                         f"{was:.2f} to {now:.2f}: the earlier code is kept")  # fmt: skip
+            out[name] = (
+                f"its revision lowered its reach rate on the selection episodes from "
+                f"{was:.2f} to {now:.2f}: the earlier code is kept"
+            )
     return out

@@ -95,9 +95,12 @@ class LearnedEpisode(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     start), so training's curve and first success read the learned action's own success."""
 
     def __init__(
-        self, env: gym.Env[np.ndarray, int], cfg: LearnedConfig, starts: StartStates,
+        self,
+        env: gym.Env[np.ndarray, int],
+        cfg: LearnedConfig,
+        starts: StartStates,
         vitals: frozenset[str],
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__(env)
         self.cfg = cfg
         self.starts = starts

@@ -27,7 +27,7 @@ def slots_for(setting: int | None) -> int:
 @contextlib.contextmanager
 def training_slot(
     setting: int | None, say: Callable[[str], None], poll_s: float = 0.5
-) -> Iterator[int | None]:  # fmt: skip
+) -> Iterator[int | None]:
     """Hold one slot for the body (its index), waiting for one if all are taken; None: no
     limit."""
     n = slots_for(setting)
@@ -51,7 +51,9 @@ def training_slot(
                 f.close()  # closing the file releases the lock
             return
         if not waited:
-            say(f"all {n} training slots of this machine are taken (scale.training_slots); "
-                "waiting for one")  # fmt: skip
+            say(
+                f"all {n} training slots of this machine are taken (scale.training_slots); "
+                "waiting for one"
+            )
             waited = True
         time.sleep(poll_s)

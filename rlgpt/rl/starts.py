@@ -61,8 +61,9 @@ def staged(world: World, name: str, *, n: int, seed_base: int, radius: int) -> l
                 except (IndexError, ValueError) as exc:  # a layout this seed cannot hold
                     skipped += 1
                     if skipped > 4 * n:
-                        raise ValueError(f"'{name}': {skipped} states could not be staged "
-                                         f"(the last: {exc})") from exc  # fmt: skip
+                        raise ValueError(
+                            f"'{name}': {skipped} states could not be staged (the last: {exc})"
+                        ) from exc
                     log.info("start state %s seed %d skipped: %s", spec.name, spec.seed, exc)
                     continue
                 out.append(Start(source=f"staged {spec.name} seed {spec.seed}",
@@ -75,7 +76,7 @@ def staged(world: World, name: str, *, n: int, seed_base: int, radius: int) -> l
 
 def plan_runner(
     world: World, task: TaskSpec, dec: Decomposition, env: Any, name: str
-) -> Callable[[dict[str, Any]], tuple[str | None, bool]]:  # fmt: skip
+) -> Callable[[dict[str, Any]], tuple[str | None, bool]]:
     """The skills alone: the first sub-action, in the plan's order, that the world's plan mask
     allows now (over every sub-action, coded or not). Returns (the action to call, None where
     that sub-action has no action in `env`; whether it is `name`)."""
@@ -83,8 +84,7 @@ def plan_runner(
     rule = world.action_mask(task, order, [], ordered=True)
 
     def pick(info: dict[str, Any]) -> tuple[str | None, bool]:
-        ok = rule(info["inventory"], info["achievements"], env.disabled,
-                  env.world_env.standing())  # fmt: skip
+        ok = rule(info["inventory"], info["achievements"], env.disabled, env.world_env.standing())
         allowed = [a for a, yes in zip(order, ok, strict=True) if yes]
         nxt = allowed[0] if allowed else None
         return (nxt if nxt in env.names else None), nxt == name

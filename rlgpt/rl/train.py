@@ -212,8 +212,11 @@ class Checkpoints:
     def save(self, model: Policy, samples: int) -> None:
         save_atomic(model, self.zip)
         tmp = self.meta.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"key": self.key, "samples": samples,
-                                   "num_timesteps": int(model.num_timesteps)}))  # fmt: skip
+        tmp.write_text(
+            json.dumps(
+                {"key": self.key, "samples": samples, "num_timesteps": int(model.num_timesteps)}
+            )
+        )
         os.replace(tmp, self.meta)
         log.info("checkpoint at %d samples", samples)
         maybe_crash(self.point)
