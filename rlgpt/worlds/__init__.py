@@ -90,8 +90,9 @@ def register_envs() -> None:
 
     for name, (env_id, task) in ENV_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=f"{__name__}:make_env",
-                               kwargs={"world": name, "task": task})  # fmt: skip
+            gymnasium.register(
+                id=env_id, entry_point=f"{__name__}:make_env", kwargs={"world": name, "task": task}
+            )
 
 
 class _RegisterOnImport:

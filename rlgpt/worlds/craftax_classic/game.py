@@ -176,7 +176,7 @@ class Frame:
             dead=bool(dead[0]),
             sleeping=bool(sleep[0]),
             daylight=float(light.view(np.float32)[0]),
-        )  # fmt: skip
+        )
 
 
 @functools.cache
@@ -211,8 +211,10 @@ def _bundle(state: Any, events: jax.Array, radius: int) -> jax.Array:
     """Everything the host reads after a step, as one int32 vector (`Frame.decode` splits it;
     daylight travels as its float32 bits)."""
     win, mats = _windows(state, radius)
-    inv = [getattr(state, f"player_{k}") if k in VITALS else getattr(state.inventory, k)
-           for k in game_data()["items"]]  # fmt: skip
+    inv = [
+        getattr(state, f"player_{k}") if k in VITALS else getattr(state.inventory, k)
+        for k in game_data()["items"]
+    ]
     table = [facings().get(d, (0, 0)) for d in range(len(C.DIRECTIONS))]
     face = jnp.asarray(table, jnp.int32)[state.player_direction]
     stand = [jnp.any(state.map == block_of(s)) for s in sorted(station_names())]
@@ -254,8 +256,9 @@ def game(radius: int) -> Game:
     def step(state: Any, key: jax.Array, action: jax.Array) -> tuple[Any, jax.Array, jax.Array]:
         key, sub = jax.random.split(key)
         before = state.achievements
-        state, _ = craftax_step(sub, state.replace(achievements=jnp.zeros_like(before)),
-                                action, PARAMS, STATIC)  # fmt: skip
+        state, _ = craftax_step(
+            sub, state.replace(achievements=jnp.zeros_like(before)), action, PARAMS, STATIC
+        )
         events = state.achievements
         state = _strong(state.replace(achievements=before | events))
         return state, key, _bundle(state, events, radius)

@@ -47,7 +47,7 @@ class FastWorld(engine.World):
         world._chunk_keys = [
             [tuple(int(v) for v in key(world, (x, y))) for y in range(world._h)]  # type: ignore[misc]
             for x in range(world._w)
-        ]  # fmt: skip
+        ]
         return world
 
     def __getitem__(self, pos: Any) -> tuple[Any, Any]:
@@ -81,10 +81,11 @@ class FastWorld(engine.World):
     def free(self, x: int, y: int) -> bool:
         """`Object.is_free((x, y))` for a creature: inside, no object, a walkable material."""
         return (
-            0 <= x < self._w and 0 <= y < self._h
+            0 <= x < self._w
+            and 0 <= y < self._h
             and self._objects[self._obj_map[x, y]] is None
             and self._mat_names[self._mat_map[x, y]] in WALKABLE
-        )  # fmt: skip
+        )
 
 
 def _xy(obj: Any) -> tuple[int, int]:

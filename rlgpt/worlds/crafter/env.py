@@ -265,9 +265,11 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
 
 
 def make(
-    task: str = "make_wood_pickaxe", observation: ObsKind = "symbolic", view_radius: int = 4,
+    task: str = "make_wood_pickaxe",
+    observation: ObsKind = "symbolic",
+    view_radius: int = 4,
     seed: int = 0,
-) -> CrafterEnv:  # fmt: skip
+) -> CrafterEnv:
     """The env one task trains on, without coded actions (`gymnasium.make("rlgpt/Crafter-v0",
     task=...)` makes it through rlgpt.worlds.make_env, registered on `import rlgpt`)."""
     return CrafterEnv(get_task(task), observation, view_radius, seed)

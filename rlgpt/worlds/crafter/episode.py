@@ -44,7 +44,7 @@ from rlgpt.worlds.grid.episode import (
     SEED_OFFSET,
     SLEEPER_HEALTH,
     hostile_at,
-)  # fmt: skip
+)
 from rlgpt.worlds.grid.layout import hazard_cells, out_of_view
 
 HOSTILE_TARGETS = ("zombie", "skeleton")

@@ -14,7 +14,7 @@ from rlgpt.worlds.grid.layout import (
     add,
     axes,
     offset,
-)  # fmt: skip
+)
 
 BLOCKERS = (None, "tree", "stone")  # what the player faces in place-style layouts
 WALKABLE = ("grass", "sand", "path")

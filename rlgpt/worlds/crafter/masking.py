@@ -33,8 +33,10 @@ from rlgpt.worlds.crafter.recipes import CRAFTER, VITALS, Recipes, achievements,
 # 6 food and water 1 drink per hit (of 9); sleeping pays from energy 3 down (crafter wakes the
 # player once energy is full, and a sleeper takes 7 damage from a zombie, not 2)
 NEED: dict[str, tuple[str, int]] = {
-    "collect_drink": ("drink", 6), "eat_cow": ("food", 6), "wake_up": ("energy", 3),
-}  # fmt: skip
+    "collect_drink": ("drink", 6),
+    "eat_cow": ("food", 6),
+    "wake_up": ("energy", 3),
+}
 MEMO_SIZE = 4096  # masks kept per rule; an episode meets far fewer distinct states
 
 
@@ -59,9 +61,10 @@ class ActionMask:
         self.target = target if is_plannable(target, recipes) else None
         # make/place steps of the model's plan beyond the recipe plan (swords), done first
         self.extra = tuple(
-            n for n in names
+            n
+            for n in names
             if n in known and n != target and n.partition("_")[0] in ("make", "place")
-        )  # fmt: skip
+        )
         self.stations = stations()
         # what was placed this episode, for the plan from here: stations, and objects a
         # recipe places (the sapling: eat_plant's plan plants one, grow_plant replants it)
@@ -84,15 +87,15 @@ class ActionMask:
         self.yields = frozenset(yields)
         # the chain: achievements of the plan that are not survival sub-actions
         self.chain = [
-            n for n in names
-            if n in known and (n == target or n not in SURVIVAL)
+            n
+            for n in names
+            if n in known
+            and (n == target or n not in SURVIVAL)
             and not (n.startswith("collect_") and n != target and n[8:] not in self.plan_items)
-        ]  # fmt: skip
+        ]
         # station -> the chain's steps that need it nearby (a lost one matters while they do)
         self.users = {
-            s: tuple(
-                n for n in self.chain if s in getattr(requirement(n, recipes), "stations", ())
-            )  # fmt: skip
+            s: tuple(n for n in self.chain if s in getattr(requirement(n, recipes), "stations", ()))
             for s in self.stations
         }
         # the mask is a function of its inputs alone: states met again (most decisions: the
@@ -108,8 +111,9 @@ class ActionMask:
         held = {k: v for k, v in inventory.items() if k not in VITALS}
         return still_to_collect(self.target, first, held, built, self.recipes)
 
-    def _effect_holds(self, name: str, inventory: Mapping[str, int],
-                      placed: Mapping[str, int]) -> bool:  # fmt: skip
+    def _effect_holds(
+        self, name: str, inventory: Mapping[str, int], placed: Mapping[str, int]
+    ) -> bool:
         kind, _, obj = name.partition("_")
         if kind == "make":
             return inventory.get(obj, 0) >= 1
@@ -159,9 +163,11 @@ class ActionMask:
             for s, up in standing.items():
                 key = f"place_{s}"
                 users = self.users.get(s, ())
-                if not up and out.get(key, 0) and any(
-                    not self._effect_holds(n, inventory, out) for n in users
-                ):  # fmt: skip
+                if (
+                    not up
+                    and out.get(key, 0)
+                    and any(not self._effect_holds(n, inventory, out) for n in users)
+                ):
                     out[key] = 0
         return out
 
@@ -173,9 +179,11 @@ class ActionMask:
         turns a table into a path) counts as not placed while the rest of the plan needs it,
         so its place_* step comes back. The same inputs give the same mask, from a memo."""
         key = (
-            tuple(inventory.items()), tuple(achieved.items()),
-            tuple(standing.items()) if standing else (), tuple(map(disabled, self.names)),
-        )  # fmt: skip
+            tuple(inventory.items()),
+            tuple(achieved.items()),
+            tuple(standing.items()) if standing else (),
+            tuple(map(disabled, self.names)),
+        )
         mask = self._memo.get(key)
         if mask is None:
             if len(self._memo) >= MEMO_SIZE:

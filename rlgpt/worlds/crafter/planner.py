@@ -103,9 +103,12 @@ def plan_steps(
 
 @functools.lru_cache(maxsize=4096)
 def _still_to_collect(
-    target: str, first: tuple[str, ...], inventory: tuple[tuple[str, int], ...],
-    stations: frozenset[str], recipes: Recipes,
-) -> tuple[tuple[str, int], ...]:  # fmt: skip
+    target: str,
+    first: tuple[str, ...],
+    inventory: tuple[tuple[str, int], ...],
+    stations: frozenset[str],
+    recipes: Recipes,
+) -> tuple[tuple[str, int], ...]:
     planner = _Planner(recipes)
     planner.inv.update(dict(inventory))
     planner.stations.update(stations)
@@ -120,9 +123,12 @@ def _still_to_collect(
 
 
 def still_to_collect(
-    target: str, first: tuple[str, ...], inventory: Mapping[str, int], stations: frozenset[str],
+    target: str,
+    first: tuple[str, ...],
+    inventory: Mapping[str, int],
+    stations: frozenset[str],
     recipes: Recipes = CRAFTER,
-) -> dict[str, int]:  # fmt: skip
+) -> dict[str, int]:
     """What the plan still collects from this state (the items held, the stations placed): the
     achievements `first`, then `target`. A make/place step of `first` whose effect holds is
     left out by the caller."""

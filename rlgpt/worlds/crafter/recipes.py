@@ -38,9 +38,11 @@ class Recipes:
     """One game's recipe facts, loaded once. One instance per game: caches key on identity."""
 
     def __init__(
-        self, name: str, load: Callable[[], dict[str, Any]],
+        self,
+        name: str,
+        load: Callable[[], dict[str, Any]],
         rules: Mapping[str, Any] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.name = name
         self._load = load
         # the game's plant rules: crafter's, with what `rules` says differs
@@ -83,6 +85,8 @@ def stations() -> frozenset[str]:
     """Materials that recipes need nearby (table, furnace): placed once, used by many."""
     data = game_data()
     return frozenset(
-        str(s) for section in ("make", "place") for info in data[section].values()
+        str(s)
+        for section in ("make", "place")
+        for info in data[section].values()
         for s in info.get("nearby", ())
-    )  # fmt: skip
+    )

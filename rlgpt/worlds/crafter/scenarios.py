@@ -30,9 +30,11 @@ from rlgpt.worlds.grid.layout import way_in, withhold
 
 HOSTILE = (objects.Zombie, objects.Skeleton, objects.Arrow)
 CREATURES: dict[str, Any] = {
-    "cow": objects.Cow, "zombie": objects.Zombie, "skeleton": objects.Skeleton,
+    "cow": objects.Cow,
+    "zombie": objects.Zombie,
+    "skeleton": objects.Skeleton,
     "plant": objects.Plant,
-}  # fmt: skip
+}
 TIRED_BY = 3  # energy below its maximum in sleep scenarios
 
 
@@ -76,7 +78,7 @@ def plan_scenarios(
                 seed=seed_base + i,
                 precondition="unknown",
                 max_steps=unknown_steps,
-            )  # fmt: skip
+            )
             for i in range(count)
         ]
     out = [
@@ -87,7 +89,7 @@ def plan_scenarios(
             inventory=_base_inventory(req),
             max_steps=budget,
             **layout(req, i, radius),
-        )  # fmt: skip
+        )
         for i in range(count)
     ]
     for j, (inv, missing, station) in enumerate(_unmet(req)):

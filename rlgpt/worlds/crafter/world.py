@@ -98,8 +98,11 @@ class CrafterWorld:
         return {a: 1 for a in facts.achievements()}  # +1 for each first unlock
 
     def prompt_values(self) -> PromptValues:
-        return {"recipes": recipes_text(self.recipes), "primitives": facts.actions(),
-                "skill_api": api_reference()}  # fmt: skip
+        return {
+            "recipes": recipes_text(self.recipes),
+            "primitives": facts.actions(),
+            "skill_api": api_reference(),
+        }
 
     def make_env(
         self, task: TaskSpec, *, observation: str = "symbolic", view_radius: int = 4,

@@ -127,8 +127,7 @@ def _meeting_path(approach: Cell, spec: Scenario) -> list[Cell]:
     major, perp = axes(first)
     if second == add(first, perp):  # side by side: one step aside reaches both
         return [add(approach, perp)]
-    return [add(approach, perp), add(first, perp), add(add(first, major), perp),
-            add(first, major)]  # fmt: skip
+    return [add(approach, perp), add(first, perp), add(add(first, major), perp), add(first, major)]
 
 
 def _round_hazards(walk: list[Cell], hazards: dict[str, list[Cell]]) -> list[Cell]:
