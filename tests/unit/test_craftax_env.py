@@ -295,6 +295,29 @@ def test_plans_reach_across_floors():
     assert "make_iron_pickaxe" in diamond and "enter_dungeon" not in diamond
 
 
+def test_a_deep_state_holds_the_pickaxes_its_way_down_left():
+    """Pickaxes are never used up: below the overworld the staged player holds the best one
+    the plan makes on its way, or the one that mined what it holds; a withheld one stays
+    withheld, and the overworld's states give exactly what the requirement names."""
+    from rlgpt.worlds.craftax.scenarios import plan_scenarios
+
+    def states(ach: str) -> dict[str, dict[str, int]]:
+        return {
+            s.name: s.inventory
+            for s in plan_scenarios(
+                ach, count=1, seed_base=0, budget=9, radius=4, unmet_steps=8, unknown_steps=8
+            )
+        }
+
+    fire = states("defeat_fire_elemental")  # a diamond sword: diamonds mined with iron
+    assert fire["met-1"]["iron_pickaxe"] == 1 and fire["unseen"]["iron_pickaxe"] == 1
+    assert states("open_chest")["met-1"]["stone_pickaxe"] == 1  # the gear made before the dungeon
+    ruby = states("collect_ruby")
+    assert ruby["met-1"]["diamond_pickaxe"] == 1
+    assert ruby["unmet-1"]["diamond_pickaxe"] == 0 and ruby["unmet-1"]["iron_pickaxe"] == 1
+    assert states("make_iron_pickaxe")["met-1"] == {"wood": 1, "stone": 1, "iron": 1, "coal": 1}
+
+
 def test_a_survival_skill_stops_at_a_kill_and_never_answers_true_without_a_step():
     from rlgpt.worlds.craftax.skills.navigate import until_defeat
 

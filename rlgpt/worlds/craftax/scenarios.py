@@ -18,6 +18,7 @@ from rlgpt.messages import Scenario
 from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.episode import episode_states
+from rlgpt.worlds.craftax.planner import is_plannable, plan_steps
 from rlgpt.worlds.craftax.rules import Requirement, requirement
 from rlgpt.worlds.grid.layout import (
     APART_OFFSETS,
@@ -67,6 +68,35 @@ def _met_inventory(req: Requirement) -> dict[str, int]:
     if req.kind == "sleep":
         inv["energy"] = 9 - TIRED_BY
     return inv
+
+
+def _tier(item: str) -> int:
+    """The pickaxe level a player needed to come by `item` (the recipe graph: a material's
+    level in COLLECT, a made thing's its ingredients' highest; a tool's own level for a
+    pickaxe; 0 for what no recipe yields: a bow, a book, a vital)."""
+    if item in F.PICKAXES:
+        return F.PICKAXES.index(item) + 1
+    levels = [lvl for got, lvl in F.COLLECT.values() if got == item]
+    if levels:
+        return min(levels)
+    if item in F.MAKE:
+        return max((_tier(k) for k in F.MAKE[item]["uses"]), default=0)
+    return 0
+
+
+def as_reached(ach: str, inventory: dict[str, int]) -> dict[str, int]:
+    """A deep floor's inventory as a player who reached that floor holds it: pickaxes are
+    never used up, so it keeps every pickaxe the plan for `ach` makes on the way (its
+    `make_*_pickaxe` steps: the gear made before the first step down, and those that mine
+    what the plan collects), and the one that mined what it holds (an iron pickaxe for a
+    diamond sword). An entry the state sets itself (an unmet state's withheld pickaxe) is
+    kept as it is."""
+    steps = plan_steps(ach) if is_plannable(ach) else []
+    made = [s.removeprefix("make_") for s, _ in steps if s.endswith("_pickaxe")]
+    held = [k for k, n in inventory.items() if n > 0]
+    level = max((_tier(k) for k in (*held, *made)), default=0)
+    tools = [t for t in F.PICKAXES[:level] if t not in inventory]  # a tier holds those below
+    return {**inventory, tools[-1]: 1} if tools else inventory
 
 
 def _unmet(req: Requirement) -> list[tuple[dict[str, int], str, str | None, str | None]]:
@@ -125,4 +155,6 @@ def plan_scenarios(
         layouts = [_layout(req, i, radius) for i in range(max(count, 1))]
         out += episode_states(req, _met_inventory(req), layouts, seed_base=seed_base,
                               budget=budget, floor=floor, radius=radius)  # fmt: skip
-    return out
+    # below the overworld the player got there by the plan: it holds the pickaxes that left
+    return [o.model_copy(update={"inventory": as_reached(ach, o.inventory)}) if o.floor else o
+            for o in out]  # fmt: skip

@@ -156,6 +156,11 @@ def _starving(view: ObsView) -> bool:
     return min(view.vitals["food"], view.vitals["drink"]) == 0
 
 
+def _parched(view: ObsView) -> bool:
+    """Food or drink at 1 or less: a rest would not outlast it (see to them first)."""
+    return min(view.vitals["food"], view.vitals["drink"]) <= 1
+
+
 def _max_energy(view: ObsView) -> int:
     return 7 + 2 * view.inventory["dexterity"]
 
@@ -283,7 +288,7 @@ def restore(view: ObsView, dig: tuple[str, ...] = (), health: int = 8, tries: in
             rested = view.vitals["energy"] >= full
             if (walled and not sealed(view)) or (rested and view.vitals["health"] >= health):
                 break
-            if min(view.vitals["drink"], view.vitals["food"]) <= 1:
+            if _parched(view):
                 return False  # thirst or hunger would undo the rest: see to them first
             if not walled and hostiles(view):
                 break
@@ -337,11 +342,12 @@ def rest_upstairs(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
 
 def recover(view: ObsView, dig: tuple[str, ...] = (), until: int = 8) -> Action:
     """Wall the player in and sleep (health comes back twice as fast) or wait until health
-    reaches `until` (or a monster gets in). Returns True if it walled in."""
-    if not (yield from shelter(view, dig)):
+    reaches `until` (or a monster gets in), never while thirst or hunger (1 or less) would
+    undo the rest (as `restore`). Returns True if it walled in."""
+    if _parched(view) or not (yield from shelter(view, dig)):
         return False
     for _ in range(300):
-        if view.vitals["health"] >= until or not sealed(view):
+        if view.vitals["health"] >= until or not sealed(view) or _parched(view):
             break
         tired = view.vitals["energy"] < _max_energy(view)
         yield "sleep" if tired else "noop"
