@@ -234,7 +234,7 @@ def test_every_plan_step_is_checked_for_lava_and_the_budget_holds(make_worker):
     no expectations at all: the runtime still refuses each move (a noop, the player alive),
     and the call ends at its step budget."""
     forged = ('    import os, sys\n'
-              '    step = ["move_left", None, None, None, []]\n'
+              '    step = ["move_left", None, None, None, [], None]\n'
               '    os.write(int(sys.argv[2]), (\'{"plan": \' + str([step] * 64).replace("None", '
               '"null").replace("\'", \'"\') + "}\\n").encode())\n'
               '    yield "noop"\n')  # fmt: skip
@@ -302,26 +302,29 @@ def test_an_invalid_action_in_a_plan_fails_validation_with_its_line():
 
 # -- what the host refuses: a worker's plan is hostile bytes ------------------------------
 
-GOOD = ["move_left", [-1, 0], [-1, 0], [0, -1], ["tired"]]
+GOOD = ["move_left", [-1, 0], [-1, 0], [0, -1], ["tired"], "tree"]
 
 
 @pytest.mark.parametrize(
     ("raw", "kind"),
     [
         ("move_left", "crash"), ([], "crash"), ([GOOD] * (MAX_STEPS + 1), "crash"),
-        ([GOOD[:4]], "crash"), ([[*GOOD, "skip_checks"]], "crash"), ({"0": GOOD}, "crash"),
-        ([["fly", None, None, None, []]], "invalid_action"),
-        ([[["move_left"], None, None, None, []]], "invalid_action"),
-        ([["noop", None, None, None, ["skip_checks"]]], "crash"),
-        ([["noop", None, None, None, ["tired"] * 5]], "crash"),
-        ([["noop", None, None, None, "tired"]], "crash"),
-        ([["noop", [10**9, 0], None, None, []]], "crash"),
-        ([["noop", [True, 0], None, None, []]], "crash"),
-        ([["noop", [0.5, 0], None, None, []]], "crash"),
-        ([["noop", [0, 0, 0], None, None, []]], "crash"),
-        ([["noop", None, [0, 0], None, []]], "crash"),
-        ([["noop", None, None, [0, 2], []]], "crash"),
-        ([["noop", None, None, [1, 1], []]], "crash"),
+        ([GOOD[:5]], "crash"), ([[*GOOD, "skip_checks"]], "crash"), ({"0": GOOD}, "crash"),
+        ([["fly", None, None, None, [], None]], "invalid_action"),
+        ([[["move_left"], None, None, None, [], None]], "invalid_action"),
+        ([["noop", None, None, None, ["skip_checks"], None]], "crash"),
+        ([["noop", None, None, None, ["tired"] * 5, None]], "crash"),
+        ([["noop", None, None, None, "tired", None]], "crash"),
+        ([["noop", [10**9, 0], None, None, [], None]], "crash"),
+        ([["noop", [True, 0], None, None, [], None]], "crash"),
+        ([["noop", [0.5, 0], None, None, [], None]], "crash"),
+        ([["noop", [0, 0, 0], None, None, [], None]], "crash"),
+        ([["noop", None, [0, 0], None, [], None]], "crash"),
+        ([["noop", None, None, [0, 2], [], None]], "crash"),
+        ([["noop", None, None, [1, 1], [], None]], "crash"),
+        ([["noop", None, None, None, [], 3]], "crash"),
+        ([["noop", None, None, None, [], ""]], "crash"),
+        ([["noop", None, None, None, [], "x" * 33]], "crash"),
     ],
 )  # fmt: skip
 def test_the_host_refuses_a_plan_that_is_not_one(raw, kind):
@@ -338,17 +341,18 @@ def test_the_host_refuses_an_end_that_is_no_name(ends):
 
 
 def test_the_host_takes_a_well_formed_plan_as_typed_steps():
-    steps = parse([GOOD, ["do", None, None, None, []]], PRIMITIVES, CONDITIONS)
-    assert steps == (Step("move_left", (-1, 0), (-1, 0), (0, -1), ("tired",)), Step("do"))
+    steps = parse([GOOD, ["do", None, None, None, [], None]], PRIMITIVES, CONDITIONS)
+    assert steps == (Step("move_left", (-1, 0), (-1, 0), (0, -1), ("tired",), "tree"), Step("do"))
 
 
 @pytest.mark.parametrize(
     ("line", "why"),
     [
-        (b'{"plan": ' + b'[["noop", null, null, null, []]' + b', ["noop", null, null, null, []]'
-         * 999 + b"]}", "a plan that is not a list of 1 to 64 steps"),
-        (b'{"plan": [' + b'["noop", null, null, null, []], ' * 10**5 + b"]}", "larger than"),
-        (b'{"plan": [["noop", null, null, null, ["skip_checks"]]]}', "a condition"),
+        (b'{"plan": ' + b'[["noop", null, null, null, [], null]'
+         + b', ["noop", null, null, null, [], null]' * 999 + b"]}",
+         "a plan that is not a list of 1 to 64 steps"),
+        (b'{"plan": [' + b'["noop", null, null, null, [], null], ' * 10**5 + b"]}", "larger than"),
+        (b'{"plan": [["noop", null, null, null, ["skip_checks"], null]]}', "a condition"),
     ],
 )  # fmt: skip
 def test_a_forged_plan_kills_the_worker_as_a_broken_protocol(make_worker, local_state, line, why):
@@ -366,7 +370,8 @@ def test_the_worker_refuses_what_it_will_not_encode():
     assert problem(Plan([]), PRIMITIVES) is not None
     assert problem(Plan([Step("noop")] * (MAX_STEPS + 5)), PRIMITIVES) is not None
     assert len(Plan(Step("noop") for _ in range(10**9))) == MAX_STEPS + 1  # bounded work
-    assert problem(Plan([Step("noop"), Step("do")]), PRIMITIVES) is None
+    assert problem(Plan([Step("noop", faces="x" * 40)]), PRIMITIVES) is not None
+    assert problem(Plan([Step("noop"), Step("do", faces="tree")]), PRIMITIVES) is None
 
 
 def test_a_step_loses_an_item_or_a_vital_beyond_its_drift():

@@ -111,6 +111,8 @@ class PlanChecks:
             view.mob_at(*step.free) == "none" and view.block_at(*step.free) in (*WALKABLE, "dark")
         ):
             return False
+        if step.faces is not None and view.facing_name != step.faces:
+            return False
         if any(view.kind_of(view.mob_at(*d)) in HOSTILE for d in MOVES):
             return False
         if lost(before, after, view.vitals):

@@ -8,10 +8,10 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan, walk_stretch
+from rlgpt.sandbox.plans import Plan, steps_of, walk_stretch, walked
 
 from .known import UNSUITED, edge_known, route_known
-from .plan import plan, walk_steps
+from .plan import STILL, Act, ahead_plan, ahead_steps, plan, walk_steps
 from .view import MOVES, WALKABLE, ObsView
 
 # what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
@@ -112,12 +112,15 @@ def route(
     return None
 
 
-def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) -> Action:
+def _follow(
+    view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...], then: Act | None = None
+) -> Action:  # fmt: skip
     """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
     something unexpected blocks it (a creature, a changed cell). A stretch seen to be
     walkable goes as one plan: the host stops it where a step at a time would look again (a
     foe next to the player, the next cell no longer free, a step that did not move), and the
-    walk goes on from there as it would have, so it takes the same steps either way."""
+    walk goes on from there as it would have, so it takes the same steps either way. With
+    `then`, the last stretch's plan goes on with its act (`then.taken` says how far)."""
     i = 0
     while i < len(path):
         step = path[i]
@@ -132,13 +135,33 @@ def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) ->
         if view.at(*step) not in WALKABLE:
             return False
         stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
-        taken, there = yield from walk_stretch(
-            lambda moves: plan(view, moves), stretch, MOVES, before, lambda: view.position
-        )
+        steps = None
+        if then is not None and i + len(stretch) == len(path):
+            steps = then.steps(view, list(steps_of(plan(view, [MOVES[s] for s in stretch]))))
+        if steps is not None and then is not None:
+            sent = yield Plan(steps, then.ends)
+            taken = sent if isinstance(sent, int) else walked(view.position, before, stretch)
+            then.taken = max(0, taken - len(stretch))
+            if then.taken:
+                return True  # at the path's end (its last step met what it expected)
+            taken, there = min(taken, len(stretch)), _arrived(view, before, stretch, taken)
+        else:
+            taken, there = yield from walk_stretch(
+                lambda moves: plan(view, moves), stretch, MOVES, before, lambda: view.position
+            )
         i += taken
         if not there:  # a creature stepped in, or the view has no position
             return False
     return True
+
+
+def _arrived(
+    view: ObsView, start: tuple[int, int], stretch: list[tuple[int, int]], taken: int
+) -> bool:  # fmt: skip
+    x, y = start
+    for dx, dy in stretch[:taken]:
+        x, y = x + dx, y + dy
+    return view.position == (x, y)
 
 
 def follow_path(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> Action:
@@ -153,10 +176,27 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
     behind, water passed on the way) and face it, mining through `dig` materials (e.g.
     ("stone",) once a wood pickaxe is held). Returns True when facing it, False when none was
     seen or none is reachable. A generator: `ok = yield from go_to(view, "table", ("stone",))`."""
-    for _ in range(4):  # re-plans when a creature or a change blocks the way
+    facing, _ = yield from _go_to(view, name, dig)
+    return facing
+
+
+def _go_to(
+    view: ObsView, name: str, dig: tuple[str, ...], act: tuple[str, str | None] | None = None
+) -> Generator[str | Plan, int | None, tuple[bool, bool]]:  # fmt: skip
+    """go_to; with `act` (an action, and the achievement that ends the call), its last walk
+    goes on with the turn and the action in the same plan where the map foretells them.
+    Returns (facing it, acted)."""
+    rounds = 0
+    while rounds < 4:  # re-plans when a creature or a change blocks the way
+        rounds += 1
         if view.facing_name == name:
-            return True
+            return True, False
         adjacent = [d for d in MOVES if view.at(*d) == name]
+        if adjacent and act is not None and name in STILL:  # the turn, then the action
+            sent = yield Act(name, act[0], act[1], True).turn(adjacent[0])
+            if isinstance(sent, int) and sent > 1:
+                return True, True
+            continue
         if adjacent:
             yield MOVES[adjacent[0]]  # a blocked target: this only turns
             continue
@@ -164,9 +204,34 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
         goals = {(tx + ox, ty + oy) for tx, ty in targets[:64] for ox, oy in MOVES}
         path = route(view, goals, dig)
         if not path:
-            return False
-        yield from _follow(view, path, dig)
-    return view.facing_name == name
+            return False, False
+        # the turn would come in the next round, the action after this loop's checks
+        then = None if act is None else Act(name, act[0], act[1], rounds <= 3)
+        yield from _follow(view, path, dig, then)
+        if then is not None and then.taken:
+            if then.taken >= then.length:
+                return True, True  # it acted, as the action after this loop would have
+            rounds += 1  # it turned, as the next round would have
+    return view.facing_name == name, False
+
+
+def act_at(
+    view: ObsView, name: str, action: str = "do", dig: tuple[str, ...] = (), ends: str | None = None
+) -> Action:  # fmt: skip
+    """go_to `name`, then (unless `guard` fought) take `action` on it: `yield from
+    go_to(...)` and `yield plan(view, [action], ends=ends)` in one, the walk, the turn and the
+    action taken as one plan where the map shows what the player will face (a tree, water,
+    stone, a table: never a creature). With `ends` (an achievement), the call ends right after
+    the step that raises it, as with `plan`. Returns True when it acted or fought, False when
+    none was seen or none is reachable. A generator: `if not (yield from act_at(view, "tree",
+    "do", ends="collect_wood")): yield from explore(view)`."""
+    plan(view, [action], ends=ends)  # its arguments checked before any step
+    facing, acted = yield from _go_to(view, name, dig, (action, ends))
+    if acted or not facing:
+        return facing
+    if not (yield from guard(view)):
+        yield plan(view, [action], ends=ends)
+    return True
 
 
 def explore(
@@ -186,10 +251,14 @@ def explore(
     left = steps if not frontier else 1
     while left > 0:
         if view.at(*view.facing) in WALKABLE:  # straight on while the way is open: one plan
-            ahead = [view.facing] * left
-            ahead = ahead[: max(1, walk_steps(view, ahead))]
+            ahead = [view.facing] * left  # on into unseen cells: each step checks the next
+            ahead = ahead[: max(1, ahead_steps(view, ahead))]
             taken, _ = yield from walk_stretch(
-                lambda moves: plan(view, moves), ahead, MOVES, view.position, lambda: view.position
+                lambda moves: ahead_plan(view, moves),
+                ahead,
+                MOVES,
+                view.position,
+                lambda: view.position,
             )
             left -= taken
             continue

@@ -60,6 +60,66 @@ def walk_steps(view: ObsView, path: list[tuple[int, int]]) -> int:
     return free_stretch(path, lambda x, y: _free(view, x, y))
 
 
+def _open(view: ObsView, dx: int, dy: int) -> bool:
+    """Free as far as the map shows, or never seen: a cell a straight walk may go on into,
+    as the step before it checks that it is free once it is in view."""
+    return view.remembered_at(dx, dy) in (*WALKABLE, "unknown")
+
+
+def ahead_plan(view: ObsView, moves: list[str]) -> Plan:
+    """The plan of a straight walk (`moves`, all one way) into cells free or never seen: each
+    step expects the player to move, and the next cell to be free."""
+    return predict(moves, view.facing, _DIRECTIONS, lambda x, y: _open(view, x, y))
+
+
+def ahead_steps(view: ObsView, path: list[tuple[int, int]]) -> int:
+    """How many steps of a straight `path` go onto cells free or never seen (ahead_plan)."""
+    return free_stretch(path, lambda x, y: _open(view, x, y))
+
+
+class Act:
+    """What a walk to `name` goes on with in the same plan, where the map foretells it: the turn
+    toward `name` that go_to's next round would take, and `action` on it (act_at). `taken`:
+    how many of those steps were taken."""
+
+    def __init__(self, name: str, action: str, ends: str | None, may_turn: bool) -> None:
+        self.name, self.action, self.ends, self.may_turn = name, action, ends, may_turn
+        self.taken = self.length = 0  # steps of the act taken, and planned (the turn, the act)
+
+    def steps(self, view: ObsView, walk: list[Step]) -> list[Step] | None:
+        """`walk` (a plan's steps onto the path's last cell) and then the act, or None when
+        what the player will face there is not foretold (creatures, unseen cells)."""
+        end = walk[-1].at
+        facing = walk[-1].facing
+        if self.name not in STILL or end is None or facing is None:
+            return None
+        around = {d: view.remembered_at(end[0] + d[0], end[1] + d[1]) for d in MOVES}
+        if around[facing] == self.name:  # it faces it on arrival
+            self.length = 1
+            return [*walk[:-1], walk[-1]._replace(faces=self.name), Step(self.action, end, facing)]
+        # go_to turns to the first neighbour (in MOVES' order) that is it: every one before it,
+        # and the one faced on arrival, must be known not to be it
+        turn = next((d for d in MOVES if around[d] in (self.name, "unknown")), None)
+        if turn is None or around[turn] != self.name or around[facing] == "unknown":
+            return None
+        if not self.may_turn:
+            return None
+        self.length = 2  # a move toward it only turns the player (go_to's "adjacent" branch)
+        return [*walk, *self._turn_steps(end, turn)]
+
+    def turn(self, d: tuple[int, int]) -> Plan:
+        """The plan of the turn toward `name` next to the player (at `d`), then the act."""
+        return Plan(self._turn_steps((0, 0), d), self.ends)
+
+    def _turn_steps(self, at: tuple[int, int], d: tuple[int, int]) -> list[Step]:
+        return [Step(MOVES[d], at, d, None, (), self.name), Step(self.action, at, d)]
+
+
+# what only the player changes and nothing brings about (not a table or furnace: an arrow
+# breaks them), so the map foretells which neighbour go_to turns to
+STILL = frozenset({"tree", "water", "stone", "coal", "iron", "diamond"})
+
+
 Begun = dict[str, dict[str, int]]  # the inventory and achievements when the plan began
 # What a plan step may require to hold after it (`holds`), read on the host's view.
 PLAN_CONDITIONS: dict[str, Callable[[ObsView, Begun], bool]] = {
@@ -109,6 +169,8 @@ class PlanChecks:
         if step.facing is not None and view.facing != step.facing:
             return False
         if step.free is not None and view.at(*step.free) not in WALKABLE:
+            return False
+        if step.faces is not None and view.facing_name != step.faces:
             return False
         if any(view.at(*d) in HOSTILE for d in MOVES) or lost(before, after, view.vitals):
             return False
