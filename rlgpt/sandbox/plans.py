@@ -17,7 +17,8 @@ What a step may expect, checked on the state right after it:
 - `free`: a cell next to the player (the next move's) that it could walk onto;
 - `holds`: names of conditions the world checks (its skill package's PLAN_CONDITIONS);
 - `faces`: the name of what the player faces (the cell in front: a tree, water, a table), for
-  the step before an act on it (a walk's last move, or the turn toward it).
+  the step before an act on it (a walk's last move, or the turn toward it); "!" and a name:
+  anything but that (a walk's last move, where its next round would turn toward it).
 Whatever a plan says, the world also stops it after a step that lost an item, or a vital
 beyond its drift, or that left a hostile within reach (its `PlanChecks`): a worker can add
 expectations, never remove one. Budgets, the runtime's unsafe-step check, validation's
@@ -170,6 +171,11 @@ def walked(position: Cell, start: Cell, path: list[Cell]) -> int:
         if position == (x, y):
             taken = n
     return taken
+
+
+def faced(name: str, faces: str) -> bool:
+    """Whether the player, facing `name`, faces what a step's `faces` expects."""
+    return name != faces[1:] if faces.startswith("!") else name == faces
 
 
 def problem(plan: Plan, primitives: frozenset[str]) -> str | None:

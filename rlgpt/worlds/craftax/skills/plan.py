@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan, Step, free_stretch, lost, plan_args, predict
+from rlgpt.sandbox.plans import Plan, Step, faced, free_stretch, lost, plan_args, predict
 
 from .view import HOSTILE, MOVES, WALKABLE, ObsView, SkillAPIError
 
@@ -111,7 +111,7 @@ class PlanChecks:
             view.mob_at(*step.free) == "none" and view.block_at(*step.free) in (*WALKABLE, "dark")
         ):
             return False
-        if step.faces is not None and view.facing_name != step.faces:
+        if step.faces is not None and not faced(view.facing_name, step.faces):
             return False
         if any(view.kind_of(view.mob_at(*d)) in HOSTILE for d in MOVES):
             return False

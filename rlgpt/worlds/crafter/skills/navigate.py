@@ -8,10 +8,10 @@ from collections import deque
 from collections.abc import Generator
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan, steps_of, walk_stretch, walked
+from rlgpt.sandbox.plans import Plan, walk_stretch
 
 from .known import UNSUITED, edge_known, route_known
-from .plan import STILL, Act, ahead_plan, ahead_steps, plan, walk_steps
+from .plan import STILL, Act, Mark, ahead_plan, ahead_steps, follow_steps, plan
 from .view import MOVES, WALKABLE, ObsView
 
 # what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
@@ -116,52 +116,71 @@ def _follow(
     view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...], then: Act | None = None
 ) -> Action:  # fmt: skip
     """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
-    something unexpected blocks it (a creature, a changed cell). A stretch seen to be
-    walkable goes as one plan: the host stops it where a step at a time would look again (a
-    foe next to the player, the next cell no longer free, a step that did not move), and the
-    walk goes on from there as it would have, so it takes the same steps either way. With
-    `then`, the last stretch's plan goes on with its act (`then.taken` says how far)."""
-    i = 0
+    something unexpected blocks it (a creature, a changed cell). One step at a time, it
+    fights what is next to the player (guard) before each cell, faces a cell to mine and hits
+    it until it is free, and steps onto a free cell. What the map foretells of that goes as
+    one plan (follow_steps): the host stops it where a step at a time would look again (a
+    foe next to the player, a cell not free when the next move comes, a step that did not
+    move), and the walk goes on from there as it would have, so it takes the same steps
+    either way. With `then`, a plan that reaches the path's end and mines nothing goes on
+    with its act (`then.taken` says how far)."""
+    i, fight = 0, True
     while i < len(path):
-        step = path[i]
-        if (yield from guard(view)):
+        if fight and (yield from guard(view)):
             return False  # it fought: the way may have changed
-        before = view.position
-        while view.at(*step) in dig and view.at(*step) != "lava":
-            if view.facing != step:
-                yield MOVES[step]  # blocked: this only turns
-            else:
-                yield "do"  # mined: it leaves a path
-        if view.at(*step) not in WALKABLE:
-            return False
-        stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
-        steps = None
-        if then is not None and i + len(stretch) == len(path):
-            steps = then.steps(view, list(steps_of(plan(view, [MOVES[s] for s in stretch]))))
-        if steps is not None and then is not None:
-            sent = yield Plan(steps, then.ends)
-            taken = sent if isinstance(sent, int) else walked(view.position, before, stretch)
-            then.taken = max(0, taken - len(stretch))
+        fight = True
+        start = view.position
+        steps, marks = follow_steps(view, path[i:], dig)
+        if not steps:
+            return False  # neither free nor to be mined
+        act = None
+        if (
+            then is not None
+            and marks[-1] == (len(path) - i - 1, "move")
+            and all(kind != "do" for _, kind in marks)  # (a mined ore may raise its end)
+        ):
+            act = then.steps(view, steps)
+        if act is not None and then is not None:
+            sent = yield Plan(act, then.ends)
+            taken = sent if isinstance(sent, int) else 0
+            then.taken = max(0, taken - len(steps))
             if then.taken:
                 return True  # at the path's end (its last step met what it expected)
-            taken, there = min(taken, len(stretch)), _arrived(view, before, stretch, taken)
+        elif len(steps) == 1:
+            yield steps[0].action
+            taken = 1
         else:
-            taken, there = yield from walk_stretch(
-                lambda moves: plan(view, moves), stretch, MOVES, before, lambda: view.position
-            )
-        i += taken
-        if not there:  # a creature stepped in, or the view has no position
-            return False
+            sent = yield Plan(steps)
+            taken = sent if isinstance(sent, int) else 0
+        if not taken:  # driven by a loop that dropped what `yield` returned: as far as it got
+            taken = _taken(view, start, path[i:], marks)
+        j, kind = marks[min(taken, len(steps)) - 1]
+        if kind != "move":  # in the middle of mining cell j: no fight before it goes on
+            i, fight = i + j, False
+            continue
+        i += j + 1
+        if view.position != _cell_at(start, path[i - j - 1 : i]):
+            return False  # a creature stepped in, or the view has no position
     return True
 
 
-def _arrived(
-    view: ObsView, start: tuple[int, int], stretch: list[tuple[int, int]], taken: int
-) -> bool:  # fmt: skip
+def _cell_at(start: tuple[int, int], steps: list[tuple[int, int]]) -> tuple[int, int]:
     x, y = start
-    for dx, dy in stretch[:taken]:
+    for dx, dy in steps:
         x, y = x + dx, y + dy
-    return view.position == (x, y)
+    return x, y
+
+
+def _taken(
+    view: ObsView, start: tuple[int, int], path: list[tuple[int, int]], marks: list[Mark]
+) -> int:  # fmt: skip
+    """How many steps of a walk's plan a player now at its position took (the last move
+    onto a cell of the path where it stands; 1 when it stands on none)."""
+    taken = 1
+    for n, (j, kind) in enumerate(marks, 1):
+        if kind == "move" and view.position == _cell_at(start, path[: j + 1]):
+            taken = n
+    return taken
 
 
 def follow_path(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> Action:
@@ -250,31 +269,34 @@ def explore(
             return None
     left = steps if not frontier else 1
     while left > 0:
-        if view.at(*view.facing) in WALKABLE:  # straight on while the way is open: one plan
-            ahead = [view.facing] * left  # on into unseen cells: each step checks the next
-            ahead = ahead[: max(1, ahead_steps(view, ahead))]
-            taken, _ = yield from walk_stretch(
-                lambda moves: ahead_plan(view, moves),
-                ahead,
-                MOVES,
-                view.position,
-                lambda: view.position,
-            )
-            left -= taken
-            continue
-        left -= 1
-        best, reach = None, 0
-        for d in MOVES:
-            n = 0
-            while n < view.radius and view.at(d[0] * (n + 1), d[1] * (n + 1)) in WALKABLE:
-                n += 1
-            if n > reach and d != (-view.facing[0], -view.facing[1]):
-                best, reach = d, n
-        if best is None:  # only the way back is open, or nothing: turn (always yield)
+        # straight on while the way is open, else onto the open way that leads farthest
+        # (and on that way after it, as the next round would): one plan
+        way = view.facing if view.at(*view.facing) in WALKABLE else _farthest(view)
+        if way is None:  # only the way back is open, or nothing: turn (always yield)
+            left -= 1
             back = (-view.facing[0], -view.facing[1])
-            best = back if view.at(*back) in WALKABLE else (view.facing[1], -view.facing[0])
-        yield MOVES[best]
+            yield MOVES[back if view.at(*back) in WALKABLE else (view.facing[1], -view.facing[0])]
+            continue
+        ahead = [way] * left  # on into unseen cells: each step checks the next
+        ahead = ahead[: max(1, ahead_steps(view, ahead))]
+        taken, _ = yield from walk_stretch(
+            lambda moves: ahead_plan(view, moves), ahead, MOVES, view.position,
+            lambda: view.position,
+        )  # fmt: skip
+        left -= taken
     return None
+
+
+def _farthest(view: ObsView) -> tuple[int, int] | None:
+    """The open direction (not back) that leads farthest in view, None when there is none."""
+    best, reach = None, 0
+    for d in MOVES:
+        n = 0
+        while n < view.radius and view.at(d[0] * (n + 1), d[1] * (n + 1)) in WALKABLE:
+            n += 1
+        if n > reach and d != (-view.facing[0], -view.facing[1]):
+            best, reach = d, n
+    return best
 
 
 def _frontier(

@@ -8,7 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan, Step, free_stretch, lost, plan_args, predict
+from rlgpt.sandbox.plans import (
+    MAX_STEPS,
+    Plan,
+    Step,
+    faced,
+    free_stretch,
+    lost,
+    plan_args,
+    predict,
+    steps_of,
+)
 
 from .night import DAWN, DUSK, _sealed
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError
@@ -53,11 +63,47 @@ def _free(view: ObsView, dx: int, dy: int) -> bool:
     return view.remembered_at(dx, dy) in WALKABLE
 
 
-def walk_steps(view: ObsView, path: list[tuple[int, int]]) -> int:
-    """How many steps of `path` (unit steps), from its start, cross walkable cells as seen or
-    remembered now, at most 64: the part of a walk one plan can take (a cell to mine, an
-    unseen one, or a creature ends it)."""
-    return free_stretch(path, lambda x, y: _free(view, x, y))
+def hits_plan(view: ObsView, name: str, n: int) -> Plan:
+    """The plan of up to `n` "do" on the `name` in front of the player, each but the last
+    expecting it still in front and no achievement risen (its end: the one that eats it)."""
+    steps = steps_of(plan(view, ["do"] * min(n, MAX_STEPS), ("no_new_achievement",)))
+    return Plan(s._replace(faces=name) for s in steps)
+
+
+Mark = tuple[int, str]  # a walk's step: the index of its cell in the path, and "turn", "do", "move"
+
+
+def follow_steps(
+    view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]
+) -> tuple[list[Step], list[Mark]]:  # fmt: skip
+    """The steps a walk of `path` (unit steps from the player) takes as `follow_path` chooses
+    them, as far as the map foretells them: a `dig` cell (never lava) is faced (a move toward
+    it only turns), mined ("do": the cell must be free after it) and stepped onto; a free
+    cell is stepped onto (the step before must leave it free). The first cell is read as
+    the player sees it now; it stops before a cell that is neither, and at MAX_STEPS."""
+    steps: list[Step] = []
+    marks: list[Mark] = []
+    x = y = 0
+    facing = view.facing
+    for j, d in enumerate(path):
+        name = view.at(*d) if j == 0 else view.remembered_at(x + d[0], y + d[1])
+        if name in dig and name != "lava":
+            if len(steps) + 2 + (facing != d) > MAX_STEPS:
+                break
+            if facing != d:
+                steps.append(Step(MOVES[d], (x, y), d))
+                marks.append((j, "turn"))
+            steps.append(Step("do", (x, y), d, d))
+            marks.append((j, "do"))
+        elif name in WALKABLE and len(steps) < MAX_STEPS:
+            if steps:
+                steps[-1] = steps[-1]._replace(free=d)
+        else:
+            break
+        x, y, facing = x + d[0], y + d[1], d
+        steps.append(Step(MOVES[d], (x, y), d))
+        marks.append((j, "move"))
+    return steps, marks
 
 
 def _open(view: ObsView, dx: int, dy: int) -> bool:
@@ -91,21 +137,22 @@ class Act:
         what the player will face there is not foretold (creatures, unseen cells)."""
         end = walk[-1].at
         facing = walk[-1].facing
-        if self.name not in STILL or end is None or facing is None:
+        if self.name not in STILL or end is None or facing is None or len(walk) + 2 > MAX_STEPS:
             return None
         around = {d: view.remembered_at(end[0] + d[0], end[1] + d[1]) for d in MOVES}
         if around[facing] == self.name:  # it faces it on arrival
             self.length = 1
             return [*walk[:-1], walk[-1]._replace(faces=self.name), Step(self.action, end, facing)]
-        # go_to turns to the first neighbour (in MOVES' order) that is it: every one before it,
-        # and the one faced on arrival, must be known not to be it
-        turn = next((d for d in MOVES if around[d] in (self.name, "unknown")), None)
-        if turn is None or around[turn] != self.name or around[facing] == "unknown":
-            return None
-        if not self.may_turn:
+        # go_to turns to the first neighbour (in MOVES' order) that is it: every one before it
+        # must be known not to be it; the one faced on arrival, unseen now, is checked then
+        turn = next(
+            (d for d in MOVES if d != facing and around[d] in (self.name, "unknown")), None
+        )  # fmt: skip
+        if turn is None or around[turn] != self.name or not self.may_turn:
             return None
         self.length = 2  # a move toward it only turns the player (go_to's "adjacent" branch)
-        return [*walk, *self._turn_steps(end, turn)]
+        last = walk[-1]._replace(faces="!" + self.name) if around[facing] == "unknown" else walk[-1]
+        return [*walk[:-1], last, *self._turn_steps(end, turn)]
 
     def turn(self, d: tuple[int, int]) -> Plan:
         """The plan of the turn toward `name` next to the player (at `d`), then the act."""
@@ -170,7 +217,7 @@ class PlanChecks:
             return False
         if step.free is not None and view.at(*step.free) not in WALKABLE:
             return False
-        if step.faces is not None and view.facing_name != step.faces:
+        if step.faces is not None and not faced(view.facing_name, step.faces):
             return False
         if any(view.at(*d) in HOSTILE for d in MOVES) or lost(before, after, view.vitals):
             return False
