@@ -200,19 +200,23 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
 
 
 def _go_to(
-    view: ObsView, name: str, dig: tuple[str, ...], act: tuple[str, str | None] | None = None
+    view: ObsView, name: str, dig: tuple[str, ...],
+    act: tuple[str, str | None, int | None] | None = None,
 ) -> Generator[str | Plan, int | None, tuple[bool, bool]]:  # fmt: skip
-    """go_to; with `act` (an action, and the achievement that ends the call), its last walk
-    goes on with the turn and the action in the same plan where the map foretells them.
-    Returns (facing it, acted)."""
+    """go_to; with `act` (an action, the achievement that ends the call and its count when
+    act_at began), its last walk goes on with the turn and the action in the same plan where
+    the map foretells them, unless that achievement rose on the way (mining through an ore:
+    act_at then does not act). Returns (facing it, acted)."""
     rounds = 0
     while rounds < 4:  # re-plans when a creature or a change blocks the way
         rounds += 1
         if view.facing_name == name:
             return True, False
         adjacent = [d for d in MOVES if view.at(*d) == name]
+        if act is not None and _risen(view, act[1], act[2]):
+            act = None
         if adjacent and act is not None and name in STILL:  # the turn, then the action
-            sent = yield Act(name, act[0], act[1], True).turn(adjacent[0])
+            sent = yield Act(name, act, True).turn(adjacent[0])
             if isinstance(sent, int) and sent > 1:
                 return True, True
             continue
@@ -225,7 +229,7 @@ def _go_to(
         if not path:
             return False, False
         # the turn would come in the next round, the action after this loop's checks
-        then = None if act is None else Act(name, act[0], act[1], rounds <= 3)
+        then = None if act is None else Act(name, act, rounds <= 3)
         yield from _follow(view, path, dig, then)
         if then is not None and then.taken:
             if then.taken >= then.length:
@@ -245,12 +249,19 @@ def act_at(
     none was seen or none is reachable. A generator: `if not (yield from act_at(view, "tree",
     "do", ends="collect_wood")): yield from explore(view)`."""
     plan(view, [action], ends=ends)  # its arguments checked before any step
-    facing, acted = yield from _go_to(view, name, dig, (action, ends))
+    base = None if ends is None else view.achievements[ends]
+    facing, acted = yield from _go_to(view, name, dig, (action, ends, base))
     if acted or not facing:
         return facing
+    if _risen(view, ends, base):
+        return True  # mining on the way raised it: the caller's loop ends
     if not (yield from guard(view)):
         yield plan(view, [action], ends=ends)
     return True
+
+
+def _risen(view: ObsView, ends: str | None, base: int | None) -> bool:
+    return ends is not None and view.achievements[ends] != base
 
 
 def explore(

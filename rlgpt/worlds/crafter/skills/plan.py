@@ -128,8 +128,12 @@ class Act:
     toward `name` that go_to's next round would take, and `action` on it (act_at). `taken`:
     how many of those steps were taken."""
 
-    def __init__(self, name: str, action: str, ends: str | None, may_turn: bool) -> None:
-        self.name, self.action, self.ends, self.may_turn = name, action, ends, may_turn
+    def __init__(
+        self, name: str, act: tuple[str, str | None, int | None], may_turn: bool
+    ) -> None:  # fmt: skip
+        # act: the action, the achievement that ends the call, its count when act_at began
+        self.name, (self.action, self.ends, self._base) = name, act
+        self.may_turn = may_turn
         self.taken = self.length = 0  # steps of the act taken, and planned (the turn, the act)
 
     def steps(self, view: ObsView, walk: list[Step]) -> list[Step] | None:
@@ -139,6 +143,8 @@ class Act:
         facing = walk[-1].facing
         if self.name not in STILL or end is None or facing is None or len(walk) + 2 > MAX_STEPS:
             return None
+        if self.ends is not None and view.achievements[self.ends] != self._base:
+            return None  # it rose on the way (an ore mined): act_at does not act
         around = {d: view.remembered_at(end[0] + d[0], end[1] + d[1]) for d in MOVES}
         if around[facing] == self.name:  # it faces it on arrival
             self.length = 1
