@@ -30,7 +30,9 @@ def items(inventory: dict[str, int], vitals: frozenset[str]) -> dict[str, int]:
 class MacroRunner(Protocol):
     """Runs coded actions somewhere else (a sandboxed worker); yields primitive names. A runner
     that also has `start_waits(name, state)`, `next_waits(state)` and `stop_waits()`
-    (rlgpt/sandbox/pool.py) lets the env's step wait in turns with other envs' (`step_waits`)."""
+    (rlgpt/sandbox/pool.py) lets the env's step wait in turns with other envs' (`step_waits`);
+    one with `ended(state, achievements)` is asked, before a call cut short is stopped,
+    whether its plan had ended it with that step (then no stop is sent)."""
 
     def start(self, name: str, state: dict[str, Any]) -> str | None: ...
 

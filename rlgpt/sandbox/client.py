@@ -109,7 +109,9 @@ class MacroWorker:
     A coded action may answer with a plan of several steps (rlgpt/sandbox/plans.py): `next`
     then hands out its steps without a round trip while each meets its expectation
     (rlgpt/sandbox/stepping.py). `round_trips` counts the calls (start, next, stop) and
-    `planned` the steps handed out without one.
+    `planned` the steps handed out without one. A call the runtime cut short right after the
+    step that raised its plan's `ends` needs no stop (`ended`): its code is closed at the next
+    start, as after any call a plan ended.
     """
 
     def __init__(

@@ -74,7 +74,7 @@ class PlanChecks:
     """Full Craftax's judge of a plan's steps on the host (rlgpt/sandbox/stepping.py): a view
     of its own, fed the states the worker's view gets (its window, not the floor's memory),
     and the same code reading it. A step must meet its `at`, `facing`, `free` (no mob on it,
-    walkable or dark ground, as follow_path walks on) and `holds`; whatever it expects, it
+    walkable or dark ground, as follow_path walks on), `faces` and `holds`; whatever it expects, it
     must leave no monster next to the player (where `guard` fights), stay on its floor,
     defeat no monster (`until_defeat` stops there) and lose no item, nor a vital by more
     than 1."""

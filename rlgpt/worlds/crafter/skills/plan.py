@@ -192,7 +192,7 @@ PLAN_HOLDS = tuple(PLAN_CONDITIONS)
 class PlanChecks:
     """Crafter's judge of a plan's steps on the host (rlgpt/sandbox/stepping.py): a view of
     its own, fed the states the worker's view gets (its window, not its memory), and the
-    same code reading it. A step must meet its `at`, `facing`, `free` and `holds`; and
+    same code reading it. A step must meet its `at`, `facing`, `free`, `faces` and `holds`; and
     whatever it expects, it must leave no zombie or skeleton next to the player (where they
     hit, and where `guard` would fight) and lose no item, nor a vital by more than 1 (a hit,
     not hunger)."""
