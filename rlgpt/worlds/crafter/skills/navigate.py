@@ -11,7 +11,7 @@ from typing import Any
 from rlgpt.sandbox.plans import Plan, walk_stretch
 
 from .known import UNSUITED, edge_known, route_known
-from .plan import STILL, Act, Mark, ahead_plan, ahead_steps, follow_steps, plan
+from .plan import STILL, Act, ahead_plan, ahead_steps, cell_at, follow_steps, plan, plan_taken
 from .view import MOVES, WALKABLE, ObsView
 
 # what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
@@ -153,34 +153,15 @@ def _follow(
             sent = yield Plan(steps)
             taken = sent if isinstance(sent, int) else 0
         if not taken:  # driven by a loop that dropped what `yield` returned: as far as it got
-            taken = _taken(view, start, path[i:], marks)
+            taken = plan_taken(view, start, path[i:], marks)
         j, kind = marks[min(taken, len(steps)) - 1]
         if kind != "move":  # in the middle of mining cell j: no fight before it goes on
             i, fight = i + j, False
             continue
         i += j + 1
-        if view.position != _cell_at(start, path[i - j - 1 : i]):
+        if view.position != cell_at(start, path[i - j - 1 : i]):
             return False  # a creature stepped in, or the view has no position
     return True
-
-
-def _cell_at(start: tuple[int, int], steps: list[tuple[int, int]]) -> tuple[int, int]:
-    x, y = start
-    for dx, dy in steps:
-        x, y = x + dx, y + dy
-    return x, y
-
-
-def _taken(
-    view: ObsView, start: tuple[int, int], path: list[tuple[int, int]], marks: list[Mark]
-) -> int:  # fmt: skip
-    """How many steps of a walk's plan a player now at its position took (the last move
-    onto a cell of the path where it stands; 1 when it stands on none)."""
-    taken = 1
-    for n, (j, kind) in enumerate(marks, 1):
-        if kind == "move" and view.position == _cell_at(start, path[: j + 1]):
-            taken = n
-    return taken
 
 
 def follow_path(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...] = ()) -> Action:
@@ -244,10 +225,12 @@ def act_at(
     """go_to `name`, then (unless `guard` fought) take `action` on it: `yield from
     go_to(...)` and `yield plan(view, [action], ends=ends)` in one, the walk, the turn and the
     action taken as one plan where the map shows what the player will face (a tree, water,
-    stone, a table: never a creature). With `ends` (an achievement), the call ends right after
-    the step that raises it, as with `plan`. Returns True when it acted or fought, False when
-    none was seen or none is reachable. A generator: `if not (yield from act_at(view, "tree",
-    "do", ends="collect_wood")): yield from explore(view)`."""
+    stone, an ore: never a creature, nor a table an arrow may break). With `ends` (an
+    achievement), the call ends right after the step that raises it, as with `plan`, and no
+    action is taken when it rose on the way (an ore mined). Returns True when it acted,
+    fought or saw `ends` rise, False when none was seen or none is reachable. A generator:
+    `if not (yield from act_at(view, "tree", "do", ends="collect_wood")): yield from
+    explore(view)`."""
     plan(view, [action], ends=ends)  # its arguments checked before any step
     base = None if ends is None else view.achievements[ends]
     facing, acted = yield from _go_to(view, name, dig, (action, ends, base))

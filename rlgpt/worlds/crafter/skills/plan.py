@@ -106,6 +106,26 @@ def follow_steps(
     return steps, marks
 
 
+def cell_at(start: tuple[int, int], steps: list[tuple[int, int]]) -> tuple[int, int]:
+    """The cell `steps` (unit steps) lead to from `start`."""
+    x, y = start
+    for dx, dy in steps:
+        x, y = x + dx, y + dy
+    return x, y
+
+
+def plan_taken(
+    view: ObsView, start: tuple[int, int], path: list[tuple[int, int]], marks: list[Mark]
+) -> int:  # fmt: skip
+    """How many steps of a walk's plan a player now at its position took (the last move
+    onto a cell of the path where it stands; 1 when it stands on none)."""
+    taken = 1
+    for n, (j, kind) in enumerate(marks, 1):
+        if kind == "move" and view.position == cell_at(start, path[: j + 1]):
+            taken = n
+    return taken
+
+
 def _open(view: ObsView, dx: int, dy: int) -> bool:
     """Free as far as the map shows, or never seen: a cell a straight walk may go on into,
     as the step before it checks that it is free once it is in view."""
