@@ -112,6 +112,13 @@ class InProcess:
             msg["before"] = seen[:-1]
         return self._reply(msg, state)
 
+    def ended(self, state: Any, achievements: dict[str, int]) -> bool:
+        """As MacroWorker.ended: a call cut right after its plan's end needs no stop."""
+        if not self.plans.active or not self.plans.ends_with(state, achievements):
+            return False
+        self._ended, _ = self.plans.report()
+        return True
+
     def stop(self) -> None:
         self.plans.clear()
         self._ended = None

@@ -118,8 +118,9 @@ class Knowledge:
 
 
 # -- code --------------------------------------------------------------------------------
-# an action the code takes: a yielded name, or a step in a plan's list of actions
-_ACTS = re.compile(r'yield "[a-z_]+"|plan\(view, \[[^\]]*\]')
+# an action the code takes: a yielded name, a step in a plan's list of actions, or the act
+# of an act_at
+_ACTS = re.compile(r'yield "[a-z_]+"|plan\(view, \[[^\]]*\]|act_at\(view, "[a-z_]+", "[a-z_]+"')
 _NAME = re.compile(r'"([a-z_]+)"')
 _CHECK = re.compile(
     r"^( +)if any\(view\.inventory\[item\] < n for item, n in (\{.*?\})\.items\(\)\):\n"

@@ -30,7 +30,9 @@ def items(inventory: dict[str, int], vitals: frozenset[str]) -> dict[str, int]:
 class MacroRunner(Protocol):
     """Runs coded actions somewhere else (a sandboxed worker); yields primitive names. A runner
     that also has `start_waits(name, state)`, `next_waits(state)` and `stop_waits()`
-    (rlgpt/sandbox/pool.py) lets the env's step wait in turns with other envs' (`step_waits`)."""
+    (rlgpt/sandbox/pool.py) lets the env's step wait in turns with other envs' (`step_waits`);
+    one with `ended(state, achievements)` is asked, before a call cut short is stopped,
+    whether its plan had ended it with that step (then no stop is sent)."""
 
     def start(self, name: str, state: dict[str, Any]) -> str | None: ...
 
@@ -247,7 +249,8 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
                 env.defer_observations = False  # type: ignore[attr-defined]
         if lazy:
             obs = env.last_obs  # type: ignore[attr-defined]
-        if prim is not None and not error:  # cut short by its budget or the episode's end
+        if prim is not None and not error and not self._ended_anyway(info):
+            # cut short by its budget or the episode's end: its code is closed now
             _, error = yield from self._call(name, {}, "stop")
         self._info = info
         assert obs is not None
@@ -255,6 +258,16 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             name, before, info, obs, total, steps, term=term, trunc=trunc, error=error,
             budget=budget,
         )  # fmt: skip
+
+    def _ended_anyway(self, info: dict[str, Any]) -> bool:
+        """A call cut short whose last step was its plan's end (rlgpt/sandbox/stepping.py):
+        the plan would have ended the call there, and its runner closes the code at its next
+        start, without a stop's round trip. A runner without plans says no."""
+        ended = getattr(self.runner, "ended", None)
+        if ended is None:
+            return False
+        env = self.world_env
+        return bool(ended(lambda: env.view_state(info), info["achievements"]))
 
     def _ended(
         self, name: str, before: dict[str, Any], info: dict[str, Any], obs: np.ndarray,

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,9 @@ class MacroWorker:
     A coded action may answer with a plan of several steps (rlgpt/sandbox/plans.py): `next`
     then hands out its steps without a round trip while each meets its expectation
     (rlgpt/sandbox/stepping.py). `round_trips` counts the calls (start, next, stop) and
-    `planned` the steps handed out without one.
+    `planned` the steps handed out without one. A call the runtime cut short right after the
+    step that raised its plan's `ends` needs no stop (`ended`): its code is closed at the next
+    start, as after any call a plan ended.
     """
 
     def __init__(
@@ -365,6 +368,16 @@ class MacroWorker:
 
     def next(self, state: dict[str, Any]) -> str | None:
         return drive(self.next_waits(state))
+
+    def ended(self, state: Callable[[], dict[str, Any]], achievements: dict[str, int]) -> bool:
+        """Whether the call the runtime cut short (its budget or the episode ended) had ended
+        anyway: its plan's `ends` rose with the step just taken (`achievements`: those after
+        it; `state()`: its view state). Then no stop is needed: the code is closed at the
+        worker's next start, as after any call a plan ended."""
+        if not self._plans.active or not self._plans.ends_with(state, achievements):
+            return False
+        self._ended, _ = self._plans.report()
+        return True
 
     def stop_waits(self) -> Waits[None]:
         """Close the running coded action (its `finally` runs now, under the time limit),

@@ -15,7 +15,10 @@ What a step may expect, checked on the state right after it:
 - `at`: the player's cell, relative to its cell when the plan began;
 - `facing`: the direction the player faces;
 - `free`: a cell next to the player (the next move's) that it could walk onto;
-- `holds`: names of conditions the world checks (its skill package's PLAN_CONDITIONS).
+- `holds`: names of conditions the world checks (its skill package's PLAN_CONDITIONS);
+- `faces`: the name of what the player faces (the cell in front: a tree, water, a table), for
+  the step before an act on it (a walk's last move, or the turn toward it); "!" and a name:
+  anything but that (a walk's last move, where its next round would turn toward it).
 Whatever a plan says, the world also stops it after a step that lost an item, or a vital
 beyond its drift, or that left a hostile within reach (its `PlanChecks`): a worker can add
 expectations, never remove one. Budgets, the runtime's unsafe-step check, validation's
@@ -43,6 +46,7 @@ from typing import Any, NamedTuple
 
 MAX_STEPS = 64  # steps in one plan: a long path is walked as several plans
 MAX_HOLDS = 4  # conditions one step may name
+MAX_NAME = 32  # characters of the name a step expects to face
 UNITS = frozenset({(-1, 0), (1, 0), (0, -1), (0, 1)})
 Cell = tuple[int, int]
 
@@ -55,6 +59,7 @@ class Step(NamedTuple):
     facing: Cell | None = None
     free: Cell | None = None
     holds: tuple[str, ...] = ()
+    faces: str | None = None
 
 
 class Plan:
@@ -168,6 +173,11 @@ def walked(position: Cell, start: Cell, path: list[Cell]) -> int:
     return taken
 
 
+def faced(name: str, faces: str) -> bool:
+    """Whether the player, facing `name`, faces what a step's `faces` expects."""
+    return name != faces[1:] if faces.startswith("!") else name == faces
+
+
 def problem(plan: Plan, primitives: frozenset[str]) -> str | None:
     """Why the worker must refuse `plan` (an `invalid_action`), or None: empty, too long, or a
     step whose action is not one of the game's."""
@@ -179,6 +189,9 @@ def problem(plan: Plan, primitives: frozenset[str]) -> str | None:
                 "plans (follow_path does)")  # fmt: skip
     for i, step in enumerate(steps):
         action = step.action
+        faces = step.faces
+        if faces is not None and (not isinstance(faces, str) or not 0 < len(faces) <= MAX_NAME):
+            return f"yielded a plan whose step {i + 1} faces {repr(faces)[:60]}, not a name"
         if isinstance(action, str) and action in primitives:
             continue
         shown = repr(action)[:60]
@@ -192,9 +205,9 @@ def problem(plan: Plan, primitives: frozenset[str]) -> str | None:
 
 
 def reply(plan: Plan) -> dict[str, Any]:
-    """The worker's reply with a plan it checked: {"plan": [[action, at, facing, free, holds]
-    a step], and "ends": the achievement that ends the call, if the plan says one}."""
-    steps = [[s.action, _pair(s.at), _pair(s.facing), _pair(s.free), list(s.holds)]
+    """The worker's reply with a plan it checked: {"plan": [[action, at, facing, free, holds,
+    faces] a step], and "ends": the achievement that ends the call, if the plan says one}."""
+    steps = [[s.action, _pair(s.at), _pair(s.facing), _pair(s.free), list(s.holds), s.faces]
              for s in steps_of(plan)]  # fmt: skip
     return {"plan": steps} if plan._ends is None else {"plan": steps, "ends": plan._ends}
 
@@ -230,9 +243,9 @@ def parse_ends(raw: Any) -> str | None:
 
 
 def _step(item: Any, primitives: frozenset[str], conditions: frozenset[str]) -> Step:
-    if not isinstance(item, list) or len(item) != 5:
-        raise BadPlan("crash", "a plan step that is not [action, at, facing, free, holds]")
-    action, at, facing, free, holds = item
+    if not isinstance(item, list) or len(item) != 6:
+        raise BadPlan("crash", "a plan step that is not [action, at, facing, free, holds, faces]")
+    action, at, facing, free, holds, faces = item
     if not isinstance(action, str) or action not in primitives:
         raise BadPlan("invalid_action", "a plan step whose action is not one of the game's")
     if (
@@ -241,8 +254,10 @@ def _step(item: Any, primitives: frozenset[str], conditions: frozenset[str]) -> 
         or not all(isinstance(h, str) and h in conditions for h in holds)
     ):
         raise BadPlan("crash", "a plan step naming a condition the world does not check")
+    if faces is not None and (not isinstance(faces, str) or not 0 < len(faces) <= MAX_NAME):
+        raise BadPlan("crash", "a plan step whose faced cell is not a short name")
     return Step(action, _cell(at, MAX_STEPS), _cell(facing, 1, units=True),
-                _cell(free, 1, units=True), tuple(holds))  # fmt: skip
+                _cell(free, 1, units=True), tuple(holds), faces)  # fmt: skip
 
 
 def _cell(value: Any, bound: int, units: bool = False) -> Cell | None:

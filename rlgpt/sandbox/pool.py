@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rlgpt.errors import MacroError
@@ -139,6 +140,12 @@ class MacroPool:
 
     def next(self, state: dict[str, Any]) -> str | None:
         return drive(self.next_waits(state))
+
+    def ended(self, state: Callable[[], dict[str, Any]], achievements: dict[str, int]) -> bool:
+        """Whether the running call, cut short by the runtime, had ended anyway (its plan's
+        end rose with the step just taken: MacroWorker.ended): it needs no stop."""
+        worker = self._workers.get(self._current) if self._current is not None else None
+        return worker is not None and worker.ended(state, achievements)
 
     def stop_waits(self) -> Waits[None]:
         """stop(), yielding the reply pipe it waits on (the other envs step meanwhile)."""

@@ -13,7 +13,9 @@ steps, to reach the action's view in order, and how many steps were taken, which
 
 A plan that names an achievement as its end (`ends`) ends the call right after the step that
 raised it (`ended`): the runner answers "done" without waking the worker, and closes the
-action's suspended code at its next request, its view given the plan's states first.
+action's suspended code at its next request, its view given the plan's states first. So it
+does when the runtime cuts the call right after that step (the episode ended with it):
+`ends_with`, instead of a stop's round trip.
 
 A world's skill package that has no `PlanChecks` is a world that checks nothing: its plans are
 cut after their first step, so they cost what single actions cost and are never trusted
@@ -23,6 +25,7 @@ blindly.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from rlgpt.sandbox.package import SkillPackage
@@ -98,6 +101,17 @@ class PlanStepper:
         self._taken += 1
         self.planned += 1
         return self._steps[self._taken - 1].action
+
+    def ends_with(self, state: Callable[[], State], achievements: dict[str, int]) -> bool:
+        """Whether the plan's latest step raised the achievement that ends its call
+        (`achievements`: those after it), when the runtime stopped stepping the call there (its
+        budget or the episode ended). Then the call ended as the plan said it would: the
+        plan's states, `state()` the last, wait for the action's code to be closed."""
+        if self._ends is None or achievements.get(self._ends, 0) <= self._base:
+            return False
+        self._seen.append(state())
+        self.ended = True
+        return True
 
     def report(self) -> tuple[list[State], int]:
         """What the woken worker gets, and the plan ends: the states of the steps taken, in

@@ -10,6 +10,7 @@ what a worker sends as a plan is parsed as hostile bytes; and round trips are co
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import gymnasium as gym
@@ -174,6 +175,87 @@ def test_a_plan_cut_short_returns_how_many_steps_were_taken(make_worker):
     assert worker.round_trips == 1 + 1 + 2 + 1  # start, the cut, the noops, the end
 
 
+def test_the_default_tasks_skills_take_the_same_steps_with_plans(monkeypatch):
+    """make_wood_pickaxe's actions (act_at: a walk, its turn and its "do" as one plan;
+    explore; a table; a failed make tried again) likewise, with fewer round trips."""
+    coded = _reference_actions("crafter", "make_wood_pickaxe")
+    checked, unchecked = _both_ways(monkeypatch, coded, 200, "make_wood_pickaxe", "crafter")
+    assert checked[0] == unchecked[0]
+    assert len(checked[0]) > 400
+    assert checked[2] > 0.4 * len(checked[0]) and checked[1] < 0.6 * unchecked[1], checked[1:]
+
+
+def _before_act_at(coded: Any) -> Any:
+    """A reference action as written before act_at and repeated makes: go_to, then the
+    loop's own "do"; one make a plan."""
+    source = re.sub(r'act_at\(view, ("[a-z_]+"), "do", dig, "[a-z_]+"\)', r"go_to(view, \1, dig)",
+                    coded.source)  # fmt: skip
+    source = re.sub(r'(\["[a-z_]+"\]) \* 8, ends', r"\1, ends", source)
+    return coded.model_copy(update={"source": source})
+
+
+@pytest.mark.parametrize(
+    ("task", "calls"), [("make_wood_pickaxe", 200), ("make_iron_pickaxe", 300)]
+)
+def test_act_at_takes_the_steps_of_go_to_and_the_loops_do(task, calls):
+    """The reference actions with act_at (and the plans under it: digging, explore, hits)
+    take the transitions the same actions took written with go_to and a "do" of their own
+    loop: the skills' choices are those of the code before these plans (and a walk that
+    mines an ore it is after ends as that loop ended)."""
+    coded = _reference_actions("crafter", task)
+    before = [_before_act_at(c) for c in coded]
+    assert any("act_at" in c.source for c in coded) and not any(
+        "act_at" in c.source for c in before
+    )
+    names = [c.name for c in coded]
+    log_now, trips_now, _ = _play(coded, lambda rng: rng.choice(names), 5, calls, task)
+    log_before, trips_before, _ = _play(before, lambda rng: rng.choice(names), 5, calls, task)
+    assert log_now == log_before
+    assert trips_now < trips_before
+
+
+def test_a_step_that_does_not_face_what_it_expects_ends_the_plan():
+    """A tree to the right: after the turn toward it, a plan expecting to face water is cut
+    (the worker is woken), one expecting the tree, or anything but grass, goes on."""
+    for faces, then in (("water", None), ("tree", "noop"), ("!grass", "noop"), ("!tree", None)):
+        env = grass_plain()
+        x, y = (int(v) for v in env.player.pos)
+        env.world[(x + 1, y)] = "tree"
+        env.player.facing = (0, 1)
+        info = env.refresh()
+        stepper = stepping.PlanStepper(CRAFTER_SKILLS)
+        raw = [["move_right", [0, 0], [1, 0], None, [], faces],
+               ["noop", [0, 0], [1, 0], None, [], None]]  # fmt: skip
+        assert stepper.begin(raw, env.view_state(info, True)) == "move_right"
+        _, _, _, _, after = env.step(actions().index("move_right"))
+        assert stepper.after(env.view_state(after)) == then, faces
+
+
+def test_a_call_whose_plan_ends_with_the_episode_needs_no_stop():
+    """The episode ends with the step that raised the plan's end: the runtime cuts the call
+    there, and the worker is not asked to stop it (its code is closed at its next start)."""
+    act = _coded("chop", "    while True:\n        yield plan(view, ['do'], ends='collect_wood')\n")
+    env = grass_plain()
+    x, y = (int(v) for v in env.player.pos)
+    env.world[(x, y + 1)] = "tree"
+    env.player.facing = (0, 1)
+    env.refresh()
+    pool = MacroPool([act], CRAFTER_SKILLS, isolation="bwrap")
+    wrapped = wrap(env, ["chop"], pool, step_budget=1)  # the budget cuts it after its step
+    try:
+        wrapped._info = env.last_info
+        *_, info = wrapped.step(wrapped.index_of("chop"))
+        assert info["achievements"]["collect_wood"] == 1 and info["primitive_steps"] == 1
+        assert pool._workers["chop"].round_trips == 1  # the start alone: no stop
+        env.world[(x, y + 1)] = "tree"  # (a tree felled turns to grass here)
+        wrapped._info = env.refresh()
+        *_, info = wrapped.step(wrapped.index_of("chop"))  # the next start closes it first
+        assert info["achievements"]["collect_wood"] == 2 and info["macro_error"] is None
+        assert pool._workers["chop"].round_trips == 2
+    finally:
+        wrapped.close()
+
+
 def test_a_plan_that_ends_the_call_needs_no_round_trip_to_hear_it_ended(make_worker):
     """A tree in front: the plan's "do" raises collect_wood and the host ends the call there
     (no "next" to hear "done"); the code after the yield never runs, and its `finally` runs
@@ -234,7 +316,7 @@ def test_every_plan_step_is_checked_for_lava_and_the_budget_holds(make_worker):
     no expectations at all: the runtime still refuses each move (a noop, the player alive),
     and the call ends at its step budget."""
     forged = ('    import os, sys\n'
-              '    step = ["move_left", None, None, None, []]\n'
+              '    step = ["move_left", None, None, None, [], None]\n'
               '    os.write(int(sys.argv[2]), (\'{"plan": \' + str([step] * 64).replace("None", '
               '"null").replace("\'", \'"\') + "}\\n").encode())\n'
               '    yield "noop"\n')  # fmt: skip
@@ -302,26 +384,29 @@ def test_an_invalid_action_in_a_plan_fails_validation_with_its_line():
 
 # -- what the host refuses: a worker's plan is hostile bytes ------------------------------
 
-GOOD = ["move_left", [-1, 0], [-1, 0], [0, -1], ["tired"]]
+GOOD = ["move_left", [-1, 0], [-1, 0], [0, -1], ["tired"], "tree"]
 
 
 @pytest.mark.parametrize(
     ("raw", "kind"),
     [
         ("move_left", "crash"), ([], "crash"), ([GOOD] * (MAX_STEPS + 1), "crash"),
-        ([GOOD[:4]], "crash"), ([[*GOOD, "skip_checks"]], "crash"), ({"0": GOOD}, "crash"),
-        ([["fly", None, None, None, []]], "invalid_action"),
-        ([[["move_left"], None, None, None, []]], "invalid_action"),
-        ([["noop", None, None, None, ["skip_checks"]]], "crash"),
-        ([["noop", None, None, None, ["tired"] * 5]], "crash"),
-        ([["noop", None, None, None, "tired"]], "crash"),
-        ([["noop", [10**9, 0], None, None, []]], "crash"),
-        ([["noop", [True, 0], None, None, []]], "crash"),
-        ([["noop", [0.5, 0], None, None, []]], "crash"),
-        ([["noop", [0, 0, 0], None, None, []]], "crash"),
-        ([["noop", None, [0, 0], None, []]], "crash"),
-        ([["noop", None, None, [0, 2], []]], "crash"),
-        ([["noop", None, None, [1, 1], []]], "crash"),
+        ([GOOD[:5]], "crash"), ([[*GOOD, "skip_checks"]], "crash"), ({"0": GOOD}, "crash"),
+        ([["fly", None, None, None, [], None]], "invalid_action"),
+        ([[["move_left"], None, None, None, [], None]], "invalid_action"),
+        ([["noop", None, None, None, ["skip_checks"], None]], "crash"),
+        ([["noop", None, None, None, ["tired"] * 5, None]], "crash"),
+        ([["noop", None, None, None, "tired", None]], "crash"),
+        ([["noop", [10**9, 0], None, None, [], None]], "crash"),
+        ([["noop", [True, 0], None, None, [], None]], "crash"),
+        ([["noop", [0.5, 0], None, None, [], None]], "crash"),
+        ([["noop", [0, 0, 0], None, None, [], None]], "crash"),
+        ([["noop", None, [0, 0], None, [], None]], "crash"),
+        ([["noop", None, None, [0, 2], [], None]], "crash"),
+        ([["noop", None, None, [1, 1], [], None]], "crash"),
+        ([["noop", None, None, None, [], 3]], "crash"),
+        ([["noop", None, None, None, [], ""]], "crash"),
+        ([["noop", None, None, None, [], "x" * 33]], "crash"),
     ],
 )  # fmt: skip
 def test_the_host_refuses_a_plan_that_is_not_one(raw, kind):
@@ -338,17 +423,18 @@ def test_the_host_refuses_an_end_that_is_no_name(ends):
 
 
 def test_the_host_takes_a_well_formed_plan_as_typed_steps():
-    steps = parse([GOOD, ["do", None, None, None, []]], PRIMITIVES, CONDITIONS)
-    assert steps == (Step("move_left", (-1, 0), (-1, 0), (0, -1), ("tired",)), Step("do"))
+    steps = parse([GOOD, ["do", None, None, None, [], None]], PRIMITIVES, CONDITIONS)
+    assert steps == (Step("move_left", (-1, 0), (-1, 0), (0, -1), ("tired",), "tree"), Step("do"))
 
 
 @pytest.mark.parametrize(
     ("line", "why"),
     [
-        (b'{"plan": ' + b'[["noop", null, null, null, []]' + b', ["noop", null, null, null, []]'
-         * 999 + b"]}", "a plan that is not a list of 1 to 64 steps"),
-        (b'{"plan": [' + b'["noop", null, null, null, []], ' * 10**5 + b"]}", "larger than"),
-        (b'{"plan": [["noop", null, null, null, ["skip_checks"]]]}', "a condition"),
+        (b'{"plan": ' + b'[["noop", null, null, null, [], null]'
+         + b', ["noop", null, null, null, [], null]' * 999 + b"]}",
+         "a plan that is not a list of 1 to 64 steps"),
+        (b'{"plan": [' + b'["noop", null, null, null, [], null], ' * 10**5 + b"]}", "larger than"),
+        (b'{"plan": [["noop", null, null, null, ["skip_checks"], null]]}', "a condition"),
     ],
 )  # fmt: skip
 def test_a_forged_plan_kills_the_worker_as_a_broken_protocol(make_worker, local_state, line, why):
@@ -366,7 +452,8 @@ def test_the_worker_refuses_what_it_will_not_encode():
     assert problem(Plan([]), PRIMITIVES) is not None
     assert problem(Plan([Step("noop")] * (MAX_STEPS + 5)), PRIMITIVES) is not None
     assert len(Plan(Step("noop") for _ in range(10**9))) == MAX_STEPS + 1  # bounded work
-    assert problem(Plan([Step("noop"), Step("do")]), PRIMITIVES) is None
+    assert problem(Plan([Step("noop", faces="x" * 40)]), PRIMITIVES) is not None
+    assert problem(Plan([Step("noop"), Step("do", faces="tree")]), PRIMITIVES) is None
 
 
 def test_a_step_loses_an_item_or_a_vital_beyond_its_drift():

@@ -4,6 +4,6 @@ import os
 import sys
 
 def act(view):
-    step = b'["move_left", null, null, null, ["skip_checks"]]'
+    step = b'["move_left", null, null, null, ["skip_checks"], null]'
     os.write(int(sys.argv[2]), b'{"plan": [' + step + b"]}\n")
     yield "noop"

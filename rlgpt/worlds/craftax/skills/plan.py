@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rlgpt.sandbox.plans import Plan, Step, free_stretch, lost, plan_args, predict
+from rlgpt.sandbox.plans import Plan, Step, faced, free_stretch, lost, plan_args, predict
 
 from .view import HOSTILE, MOVES, WALKABLE, ObsView, SkillAPIError
 
@@ -74,7 +74,7 @@ class PlanChecks:
     """Full Craftax's judge of a plan's steps on the host (rlgpt/sandbox/stepping.py): a view
     of its own, fed the states the worker's view gets (its window, not the floor's memory),
     and the same code reading it. A step must meet its `at`, `facing`, `free` (no mob on it,
-    walkable or dark ground, as follow_path walks on) and `holds`; whatever it expects, it
+    walkable or dark ground, as follow_path walks on), `faces` and `holds`; whatever it expects, it
     must leave no monster next to the player (where `guard` fights), stay on its floor,
     defeat no monster (`until_defeat` stops there) and lose no item, nor a vital by more
     than 1."""
@@ -110,6 +110,8 @@ class PlanChecks:
         if step.free is not None and not (
             view.mob_at(*step.free) == "none" and view.block_at(*step.free) in (*WALKABLE, "dark")
         ):
+            return False
+        if step.faces is not None and not faced(view.facing_name, step.faces):
             return False
         if any(view.kind_of(view.mob_at(*d)) in HOSTILE for d in MOVES):
             return False

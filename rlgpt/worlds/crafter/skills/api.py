@@ -20,6 +20,7 @@ from typing import Any
 from .farm import grow_plant, sow
 from .navigate import (
     Action,
+    act_at,
     approach,
     explore,
     face_free,
@@ -36,8 +37,9 @@ from .view import MOVES, WALKABLE, ObsView, SkillAPIError
 
 __all__ = [
     "MOVES", "PLAN_CONDITIONS", "PLAN_HOLDS", "WALKABLE", "Action", "ObsView", "PlanChecks",
-    "SkillAPIError", "approach", "explore", "face_free", "follow_path", "go_to", "grow_plant",
-    "guard", "keep_alive", "path_to", "plan", "route", "shelter", "sow", "stand_near",
+    "SkillAPIError", "act_at", "approach", "explore", "face_free", "follow_path", "go_to",
+    "grow_plant", "guard", "keep_alive", "path_to", "plan", "route", "shelter", "sow",
+    "stand_near",
 ]  # fmt: skip
 
 
@@ -45,6 +47,7 @@ __all__ = [
 SKILL_API: dict[str, Any] = {
     "approach": approach,
     "go_to": go_to,
+    "act_at": act_at,
     "stand_near": stand_near,
     "explore": explore,
     "face_free": face_free,

@@ -11,7 +11,7 @@ from typing import Any
 from rlgpt.sandbox.plans import Plan, walk_stretch
 
 from .known import UNSUITED, edge_known, route_known
-from .plan import plan, walk_steps
+from .plan import STILL, Act, ahead_plan, ahead_steps, cell_at, follow_steps, plan, plan_taken
 from .view import MOVES, WALKABLE, ObsView
 
 # what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
@@ -112,32 +112,55 @@ def route(
     return None
 
 
-def _follow(view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]) -> Action:
+def _follow(
+    view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...], then: Act | None = None
+) -> Action:  # fmt: skip
     """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
-    something unexpected blocks it (a creature, a changed cell). A stretch seen to be
-    walkable goes as one plan: the host stops it where a step at a time would look again (a
-    foe next to the player, the next cell no longer free, a step that did not move), and the
-    walk goes on from there as it would have, so it takes the same steps either way."""
-    i = 0
+    something unexpected blocks it (a creature, a changed cell). One step at a time, it
+    fights what is next to the player (guard) before each cell, faces a cell to mine and hits
+    it until it is free, and steps onto a free cell. What the map foretells of that goes as
+    one plan (follow_steps): the host stops it where a step at a time would look again (a
+    foe next to the player, a cell not free when the next move comes, a step that did not
+    move), and the walk goes on from there as it would have, so it takes the same steps
+    either way. With `then`, a plan that reaches the path's end and mines nothing goes on
+    with its act (`then.taken` says how far)."""
+    i, fight = 0, True
     while i < len(path):
-        step = path[i]
-        if (yield from guard(view)):
+        if fight and (yield from guard(view)):
             return False  # it fought: the way may have changed
-        before = view.position
-        while view.at(*step) in dig and view.at(*step) != "lava":
-            if view.facing != step:
-                yield MOVES[step]  # blocked: this only turns
-            else:
-                yield "do"  # mined: it leaves a path
-        if view.at(*step) not in WALKABLE:
-            return False
-        stretch = path[i : i + max(1, walk_steps(view, path[i:]))]
-        taken, there = yield from walk_stretch(
-            lambda moves: plan(view, moves), stretch, MOVES, before, lambda: view.position
-        )
-        i += taken
-        if not there:  # a creature stepped in, or the view has no position
-            return False
+        fight = True
+        start = view.position
+        steps, marks = follow_steps(view, path[i:], dig)
+        if not steps:
+            return False  # neither free nor to be mined
+        act = None
+        if (
+            then is not None
+            and marks[-1] == (len(path) - i - 1, "move")
+            and all(kind != "do" for _, kind in marks)  # (a mined ore may raise its end)
+        ):
+            act = then.steps(view, steps)
+        if act is not None and then is not None:
+            sent = yield Plan(act, then.ends)
+            taken = sent if isinstance(sent, int) else 0
+            then.taken = max(0, taken - len(steps))
+            if then.taken:
+                return True  # at the path's end (its last step met what it expected)
+        elif len(steps) == 1:
+            yield steps[0].action
+            taken = 1
+        else:
+            sent = yield Plan(steps)
+            taken = sent if isinstance(sent, int) else 0
+        if not taken:  # driven by a loop that dropped what `yield` returned: as far as it got
+            taken = plan_taken(view, start, path[i:], marks)
+        j, kind = marks[min(taken, len(steps)) - 1]
+        if kind != "move":  # in the middle of mining cell j: no fight before it goes on
+            i, fight = i + j, False
+            continue
+        i += j + 1
+        if view.position != cell_at(start, path[i - j - 1 : i]):
+            return False  # a creature stepped in, or the view has no position
     return True
 
 
@@ -153,10 +176,31 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
     behind, water passed on the way) and face it, mining through `dig` materials (e.g.
     ("stone",) once a wood pickaxe is held). Returns True when facing it, False when none was
     seen or none is reachable. A generator: `ok = yield from go_to(view, "table", ("stone",))`."""
-    for _ in range(4):  # re-plans when a creature or a change blocks the way
+    facing, _ = yield from _go_to(view, name, dig)
+    return facing
+
+
+def _go_to(
+    view: ObsView, name: str, dig: tuple[str, ...],
+    act: tuple[str, str | None, int | None] | None = None,
+) -> Generator[str | Plan, int | None, tuple[bool, bool]]:  # fmt: skip
+    """go_to; with `act` (an action, the achievement that ends the call and its count when
+    act_at began), its last walk goes on with the turn and the action in the same plan where
+    the map foretells them, unless that achievement rose on the way (mining through an ore:
+    act_at then does not act). Returns (facing it, acted)."""
+    rounds = 0
+    while rounds < 4:  # re-plans when a creature or a change blocks the way
+        rounds += 1
         if view.facing_name == name:
-            return True
+            return True, False
         adjacent = [d for d in MOVES if view.at(*d) == name]
+        if act is not None and _risen(view, act[1], act[2]):
+            act = None
+        if adjacent and act is not None and name in STILL:  # the turn, then the action
+            sent = yield Act(name, act, True).turn(adjacent[0])
+            if isinstance(sent, int) and sent > 1:
+                return True, True
+            continue
         if adjacent:
             yield MOVES[adjacent[0]]  # a blocked target: this only turns
             continue
@@ -164,9 +208,43 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
         goals = {(tx + ox, ty + oy) for tx, ty in targets[:64] for ox, oy in MOVES}
         path = route(view, goals, dig)
         if not path:
-            return False
-        yield from _follow(view, path, dig)
-    return view.facing_name == name
+            return False, False
+        # the turn would come in the next round, the action after this loop's checks
+        then = None if act is None else Act(name, act, rounds <= 3)
+        yield from _follow(view, path, dig, then)
+        if then is not None and then.taken:
+            if then.taken >= then.length:
+                return True, True  # it acted, as the action after this loop would have
+            rounds += 1  # it turned, as the next round would have
+    return view.facing_name == name, False
+
+
+def act_at(
+    view: ObsView, name: str, action: str = "do", dig: tuple[str, ...] = (), ends: str | None = None
+) -> Action:  # fmt: skip
+    """go_to `name`, then (unless `guard` fought) take `action` on it: `yield from
+    go_to(...)` and `yield plan(view, [action], ends=ends)` in one, the walk, the turn and the
+    action taken as one plan where the map shows what the player will face (a tree, water,
+    stone, an ore: never a creature, nor a table an arrow may break). With `ends` (an
+    achievement), the call ends right after the step that raises it, as with `plan`, and no
+    action is taken when it rose on the way (an ore mined). Returns True when it acted,
+    fought or saw `ends` rise, False when none was seen or none is reachable. A generator:
+    `if not (yield from act_at(view, "tree", "do", ends="collect_wood")): yield from
+    explore(view)`."""
+    plan(view, [action], ends=ends)  # its arguments checked before any step
+    base = None if ends is None else view.achievements[ends]
+    facing, acted = yield from _go_to(view, name, dig, (action, ends, base))
+    if acted or not facing:
+        return facing
+    if _risen(view, ends, base):
+        return True  # mining on the way raised it: the caller's loop ends
+    if not (yield from guard(view)):
+        yield plan(view, [action], ends=ends)
+    return True
+
+
+def _risen(view: ObsView, ends: str | None, base: int | None) -> bool:
+    return ends is not None and view.achievements[ends] != base
 
 
 def explore(
@@ -185,27 +263,34 @@ def explore(
             return None
     left = steps if not frontier else 1
     while left > 0:
-        if view.at(*view.facing) in WALKABLE:  # straight on while the way is open: one plan
-            ahead = [view.facing] * left
-            ahead = ahead[: max(1, walk_steps(view, ahead))]
-            taken, _ = yield from walk_stretch(
-                lambda moves: plan(view, moves), ahead, MOVES, view.position, lambda: view.position
-            )
-            left -= taken
-            continue
-        left -= 1
-        best, reach = None, 0
-        for d in MOVES:
-            n = 0
-            while n < view.radius and view.at(d[0] * (n + 1), d[1] * (n + 1)) in WALKABLE:
-                n += 1
-            if n > reach and d != (-view.facing[0], -view.facing[1]):
-                best, reach = d, n
-        if best is None:  # only the way back is open, or nothing: turn (always yield)
+        # straight on while the way is open, else onto the open way that leads farthest
+        # (and on that way after it, as the next round would): one plan
+        way = view.facing if view.at(*view.facing) in WALKABLE else _farthest(view)
+        if way is None:  # only the way back is open, or nothing: turn (always yield)
+            left -= 1
             back = (-view.facing[0], -view.facing[1])
-            best = back if view.at(*back) in WALKABLE else (view.facing[1], -view.facing[0])
-        yield MOVES[best]
+            yield MOVES[back if view.at(*back) in WALKABLE else (view.facing[1], -view.facing[0])]
+            continue
+        ahead = [way] * left  # on into unseen cells: each step checks the next
+        ahead = ahead[: max(1, ahead_steps(view, ahead))]
+        taken, _ = yield from walk_stretch(
+            lambda moves: ahead_plan(view, moves), ahead, MOVES, view.position,
+            lambda: view.position,
+        )  # fmt: skip
+        left -= taken
     return None
+
+
+def _farthest(view: ObsView) -> tuple[int, int] | None:
+    """The open direction (not back) that leads farthest in view, None when there is none."""
+    best, reach = None, 0
+    for d in MOVES:
+        n = 0
+        while n < view.radius and view.at(d[0] * (n + 1), d[1] * (n + 1)) in WALKABLE:
+            n += 1
+        if n > reach and d != (-view.facing[0], -view.facing[1]):
+            best, reach = d, n
+    return best
 
 
 def _frontier(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .known import UNSUITED, pockets_known
 from .navigate import Action, _follow, approach, explore, go_to, guard, route
 from .night import DAWN, DUSK, _sealed
-from .plan import plan
+from .plan import hits_plan, plan
 from .view import MOVES, WALKABLE, ObsView
 
 WAIT = 32  # steps of one plan of waiting (a condition that fails stops it sooner)
@@ -131,10 +131,14 @@ def eat_cow_in_view(view: ObsView, below: int = 7) -> Action:
     if view.inventory["food"] >= below or not view.cells("cow"):
         return False
     eaten, hit = view.achievements["eat_cow"], False
-    for _ in range(40):
+    hits = 0
+    while hits < 40:
         if view.achievements["eat_cow"] != eaten or not (yield from approach(view, "cow")):
             break
-        yield "do"
+        # the hits as one plan: each stops it where this loop would look again (the cow
+        # no longer in front, or eaten)
+        taken = yield hits_plan(view, "cow", 40 - hits) if hits < 39 else "do"
+        hits += taken if isinstance(taken, int) else 1
         hit = True
     return hit
 
