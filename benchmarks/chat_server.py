@@ -33,7 +33,7 @@ class ChatServer:
 
     def __init__(
         self, responder: Callable[[dict[str, Any]], str] | None = None, port: int = 0
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.script: list[Step] = []
         self.responder = responder
         self.requests: list[dict[str, Any]] = []

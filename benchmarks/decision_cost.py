@@ -63,9 +63,11 @@ def main() -> None:
     prims = actions()
     n_act = len(prims) + len(CODED)
     policy = MaskableActorCriticPolicy(
-        env.observation_space, gym.spaces.Discrete(n_act),
-        lambda _: params.ppo.learning_rate, net_arch=list(params.ppo.net_arch),
-    )  # fmt: skip
+        env.observation_space,
+        gym.spaces.Discrete(n_act),
+        lambda _: params.ppo.learning_rate,
+        net_arch=list(params.ppo.net_arch),
+    )
     rule = ActionMask("make_stone_pickaxe", CODED, prims, ordered=True)
     rng = np.random.default_rng(0)
     states, observations = [], []
@@ -110,14 +112,19 @@ def main() -> None:
         runs.setdefault("mask_planned", []).append(_us(planned, n(3)) / len(states))
         runs.setdefault("mask_memo", []).append(_us(memo, n(3)) / len(states))
     us = {k: round(statistics.median(v), 1) for k, v in runs.items()}
-    out = {"us_per_call": us, "rounds": args.rounds,
-           "forward_before_over_now": round(us["forward_checks"] / us["forward_lean"], 2),
-           "update_before_over_now": round(us["update_checks"] / us["update_lean"], 2),
-           "mask_before_over_now": round(us["mask_planned"] / us["mask_memo"], 2)}  # fmt: skip
-    print(f"policy forward, {params.n_envs} envs: {us['forward_checks']:.0f} -> "
-          f"{us['forward_lean']:.0f} us; PPO minibatch of {params.ppo.batch_size}: "
-          f"{us['update_checks']:.0f} -> {us['update_lean']:.0f} us; plan mask: "
-          f"{us['mask_planned']:.1f} -> {us['mask_memo']:.1f} us per decision")  # fmt: skip
+    out = {
+        "us_per_call": us,
+        "rounds": args.rounds,
+        "forward_before_over_now": round(us["forward_checks"] / us["forward_lean"], 2),
+        "update_before_over_now": round(us["update_checks"] / us["update_lean"], 2),
+        "mask_before_over_now": round(us["mask_planned"] / us["mask_memo"], 2),
+    }
+    print(
+        f"policy forward, {params.n_envs} envs: {us['forward_checks']:.0f} -> "
+        f"{us['forward_lean']:.0f} us; PPO minibatch of {params.ppo.batch_size}: "
+        f"{us['update_checks']:.0f} -> {us['update_lean']:.0f} us; plan mask: "
+        f"{us['mask_planned']:.1f} -> {us['mask_memo']:.1f} us per decision"
+    )
     print(json.dumps(out))
 
 

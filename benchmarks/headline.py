@@ -79,12 +79,16 @@ def main() -> None:
         for name, shaped in (("ppo_shaped", True), ("ppo_sparse", False)):
             rec = ppo(task, seed, budget, 1, episodes, shaped, out / f"{name}-s{seed}", world)
             rows[name].append(rec)
-        print(f"seed {seed}: " + ", ".join(f"{k} {v[-1].get('success', 0):.2f}"
-                                           for k, v in rows.items()), flush=True)  # fmt: skip
+        print(
+            f"seed {seed}: "
+            + ", ".join(f"{k} {v[-1].get('success', 0):.2f}" for k, v in rows.items()),
+            flush=True,
+        )
     for line in rows["rlgpt"][0].get("table", []):
         print(line)
-    mean = {k: round(statistics.fmean(r.get("success", 0.0) for r in v), 3)
-            for k, v in rows.items()}  # fmt: skip
+    mean = {
+        k: round(statistics.fmean(r.get("success", 0.0) for r in v), 3) for k, v in rows.items()
+    }
     print(
         f"{task} ({world}), budget {budget:,} samples, {episodes} evaluation episodes, "
         f"{args.seeds} seed(s): " + ", ".join(f"{k} {v:.2f}" for k, v in mean.items())

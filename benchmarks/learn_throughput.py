@@ -60,8 +60,9 @@ def request(name: str, samples: int, out: Path, seed: int) -> LearnRequest:
     coded = [author.write_action(s.name, 80) for s in dec.sub_actions]
     cfg = LearnedConfig(name=name, macro_actions=[name], step_budget=150, sample_budget=samples,
                         ppo=params.train.ppo)  # fmt: skip
-    learn = LearnParams(starts=16, held_out=4, rollouts=0, n_envs=params.learn.n_envs,
-                        sample_budget=samples)  # fmt: skip
+    learn = LearnParams(
+        starts=16, held_out=4, rollouts=0, n_envs=params.learn.n_envs, sample_budget=samples
+    )
     tp = params.train.model_copy(update={"checkpoint_every": 0})
     return LearnRequest(task=task, decomposition=dec, config=cfg, coded=coded, learn=learn,
                         train=tp, sandbox=params.sandbox, seed=seed, out_dir=str(out),
@@ -89,8 +90,11 @@ def main() -> None:
                 parallel=2,
             )
             together.append(sum(x.samples_per_s for x in two))  # they train at the same time
-            print(f"round {r + 1}: baseline {base[-1]:,.0f}, learned {alone[-1]:,.0f}, "
-                  f"two at once {together[-1]:,.0f} samples/s in all", flush=True)  # fmt: skip
+            print(
+                f"round {r + 1}: baseline {base[-1]:,.0f}, learned {alone[-1]:,.0f}, "
+                f"two at once {together[-1]:,.0f} samples/s in all",
+                flush=True,
+            )
     b, a, t = (statistics.median(x) for x in (base, alone, together))
     print(json.dumps({
         "baseline_samples_per_s": round(b, 1), "learned_samples_per_s": round(a, 1),

@@ -57,8 +57,9 @@ def configure(args: argparse.Namespace, world: Any, dec: Any, budgets: dict[str,
     return cfg.model_copy(update=update)
 
 
-def play(args: argparse.Namespace, world: Any, dec: Any, coded: list[Any],
-         learned: list[LearnedAction]) -> dict[str, Any]:  # fmt: skip
+def play(
+    args: argparse.Namespace, world: Any, dec: Any, coded: list[Any], learned: list[LearnedAction]
+) -> dict[str, Any]:
     """The skills in plan order (the learned action in its step's place, when given)."""
     params = load_params(ROOT / "params.yaml")
     task = world.task(args.task)
@@ -78,8 +79,11 @@ def play(args: argparse.Namespace, world: Any, dec: Any, coded: list[Any],
                               seed=args.seed, samples=0, show_progress=False,
                               sandbox=params.sandbox),
     )  # fmt: skip
-    return {"success": report.success_rate, "deaths": report.ends.get("death", 0.0),
-            "deaths_at": report.deaths_at}  # fmt: skip
+    return {
+        "success": report.success_rate,
+        "deaths": report.ends.get("death", 0.0),
+        "deaths_at": report.deaths_at,
+    }
 
 
 def main() -> None:
@@ -99,8 +103,10 @@ def main() -> None:
     task = world.task(args.task)
     author = world.author()
     dec = author.decompose(task, {args.action: "rl"}, {})
-    coded = [author.write_action(s.name, 200 if s.name.startswith("collect") else 80)
-             for s in dec.sub_actions]  # fmt: skip
+    coded = [
+        author.write_action(s.name, 200 if s.name.startswith("collect") else 80)
+        for s in dec.sub_actions
+    ]
     cfg = configure(args, world, dec, {c.name: c.step_budget for c in coded})
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / args.action

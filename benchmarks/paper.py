@@ -93,7 +93,7 @@ QUICK = Config("quick", 2, 20, 2, {
 
 def run_job(
     cfg: Config, method: str, task: str, seed: int, work: Path, tracking: dict[str, Any]
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """One job, in this process."""
     budget, out = cfg.budgets[task], work / f"{method}-{task}-s{seed}"
     iterations = cfg.iterations_for(task)
@@ -159,8 +159,11 @@ class Tracker:
         from mlflow.entities import Metric, Param
 
         now = int(time.time() * 1000)
-        metrics = [Metric(k, float(p[k]), now, p["samples"]) for p in rec.get("points", [])
-                   for k in ("success", "dead_loop")]  # fmt: skip
+        metrics = [
+            Metric(k, float(p[k]), now, p["samples"])
+            for p in rec.get("points", [])
+            for k in ("success", "dead_loop")
+        ]
         params = [Param("method", method), Param("task", task), Param("seed", str(seed))]
         with self.lock:
             run = self.c.create_run(self.exp, run_name=f"{method}-{task}-s{seed}",
@@ -197,7 +200,7 @@ def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, float]:
 
 def _child(
     cfg: Config, job: tuple[str, str, int], work: Path, tracking: dict[str, Any]
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """One job in a fresh process (its own torch threads and memory); its record on disk."""
     method, task, seed = job
     path = work / "jobs" / f"{method}-{task}-s{seed}.json"
@@ -206,8 +209,9 @@ def _child(
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, __file__, "--job", json.dumps(spec)]
     # a stopped run leaves no job: the child dies with this process
-    proc = subprocess.run(with_parent(cmd), capture_output=True, text=True, env=env,
-                          start_new_session=True)  # fmt: skip
+    proc = subprocess.run(
+        with_parent(cmd), capture_output=True, text=True, env=env, start_new_session=True
+    )
     if proc.returncode != 0 or not path.exists():
         tail = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
         return {"error": tail[-1][:300]}
@@ -217,7 +221,7 @@ def _child(
 
 def run_all(
     cfg: Config, work: Path, jobs: int, uri: str, fresh: bool
-) -> tuple[list[dict[str, Any]], Tracker]:  # fmt: skip
+) -> tuple[list[dict[str, Any]], Tracker]:
     (work / "jobs").mkdir(parents=True, exist_ok=True)
     if fresh:
         for old in (work / "jobs").glob("*.json"):

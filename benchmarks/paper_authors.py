@@ -54,12 +54,14 @@ def author_line(llm: dict[str, Any]) -> str:
     if llm.get("backend") != "scripted":
         return f"- Author: {author(llm)}"
     plan = llm.get("plan_rate", llm["mistake_rate"])
-    return (f"- Author: {author(llm)}: benchmarks/scripted_model.py on 127.0.0.1, reached "
-            "through the openai client; the offline author's plans and code with a model's "
-            f"mistakes in {llm['mistake_rate']:g} of the coded actions it writes and {plan:g} "
-            f"of its plans; a repair fixes in {llm['fix_rate']:g} of cases, else makes another "
-            f"mistake; seed {llm['seed']} and each job's own; drawn alike in both agent "
-            "modes")  # fmt: skip
+    return (
+        f"- Author: {author(llm)}: benchmarks/scripted_model.py on 127.0.0.1, reached "
+        "through the openai client; the offline author's plans and code with a model's "
+        f"mistakes in {llm['mistake_rate']:g} of the coded actions it writes and {plan:g} "
+        f"of its plans; a repair fixes in {llm['fix_rate']:g} of cases, else makes another "
+        f"mistake; seed {llm['seed']} and each job's own; drawn alike in both agent "
+        "modes"
+    )
 
 
 def shows(key: str, llm: dict[str, Any]) -> str:
@@ -79,20 +81,25 @@ def learned_table(records: list[dict[str, Any]]) -> list[str]:
     out = ["", "## Learned actions", ""]
     if not rows:
         return [*out, "No run learned a sub-action: no code failed where the evidence looks."]
-    out += ["Per run and iteration: reach = share of held-out start states from which it reached "
-            "its effect (before training, after, and its coded version alone).", "",
-            "| task | method | seed | iteration | learned action | reach before | after | code "
-            "alone | samples | wall s | kept out |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    out += [
+        "Per run and iteration: reach = share of held-out start states from which it reached "
+        "its effect (before training, after, and its coded version alone).",
+        "",
+        "| task | method | seed | iteration | learned action | reach before | after | code "
+        "alone | samples | wall s | kept out |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
 
     def f(x: object) -> str:
         return "—" if x is None else f"{float(x):.2f}"  # type: ignore[arg-type]
 
     for r, a in rows:
-        out.append(f"| {r['task']} | {r['method']} | {r['seed']} | {a['iteration']} | {a['name']} "
-                   f"| {f(a['reach_before'])} | {f(a['reach_after'])} | {f(a['skill_reach'])} | "
-                   f"{a['samples'] or 0:,} | {a['wall_s'] or 0:.0f} | "
-                   f"{'' if a['ok'] else (a['reason'] or '')[:80]} |")  # fmt: skip
+        out.append(
+            f"| {r['task']} | {r['method']} | {r['seed']} | {a['iteration']} | {a['name']} "
+            f"| {f(a['reach_before'])} | {f(a['reach_after'])} | {f(a['skill_reach'])} | "
+            f"{a['samples'] or 0:,} | {a['wall_s'] or 0:.0f} | "
+            f"{'' if a['ok'] else (a['reason'] or '')[:80]} |"
+        )
     return out
 
 
@@ -116,6 +123,7 @@ def mistakes_table(records: list[dict[str, Any]]) -> list[str]:
         for m in ms:
             classes.update(m["by_class"])
         by = ", ".join(f"{c} {n}" for c, n in sorted(classes.items())) or "none"
-        out.append(f"| {method} | {len(ms)} | " + " | ".join(f"{x:.1f}" for x in cells)
-                   + f" | {by} |")  # fmt: skip
+        out.append(
+            f"| {method} | {len(ms)} | " + " | ".join(f"{x:.1f}" for x in cells) + f" | {by} |"
+        )
     return out

@@ -92,8 +92,9 @@ def ppo(
     params = load_params(ROOT / "params.yaml")
     spec, steps, dec = _plan(task, world)
     terms = [RewardTerm(achievement=a, weight=1.0, cap=n) for a, n in steps] if shaped else []
-    cfg = RLConfig(macro_actions=[], reward_terms=terms, sample_budget=budget // segments,
-                   ppo=params.train.ppo)  # fmt: skip
+    cfg = RLConfig(
+        macro_actions=[], reward_terms=terms, sample_budget=budget // segments, ppo=params.train.ppo
+    )
     t0, samples, first, points, previous = time.perf_counter(), 0, None, [], None
     for i in range(1, segments + 1):
         trial = Trial.of(spec, cfg, [], dec=dec)
@@ -207,10 +208,13 @@ def rlgpt(
         points.append({"samples": samples, "success": it["success_rate"],
                        "dead_loop": it["dead_loop_ratio"], "deaths": ends.get("death", 0.0),
                        "coded": it["coded"], "verdict": it["verdict"]})  # fmt: skip
-    final = {"success": summary["final_success_rate"],
-             "selected_iteration": summary.get("selected_iteration"),
-             "last_success": points[-1]["success"], "run_dir": str(run_dir),
-             "unlocked": run_unlocked(run_dir, summary.get("selected_iteration"))}  # fmt: skip
+    final = {
+        "success": summary["final_success_rate"],
+        "selected_iteration": summary.get("selected_iteration"),
+        "last_success": points[-1]["success"],
+        "run_dir": str(run_dir),
+        "unlocked": run_unlocked(run_dir, summary.get("selected_iteration")),
+    }
     if model is not None:
         final["mistakes"] = model.counts()
     final["learned"] = learned_actions(run_dir)
@@ -245,7 +249,7 @@ def run_unlocked(run_dir: Path, iteration: int | None) -> list[str]:
 
 def _record(
     points: list[dict[str, Any]], samples: int, first: int | None, t0: float
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     last = points[-1]
     return {"points": points, "success": last["success"], "dead_loop": last["dead_loop"],
             "deaths": last["deaths"], "samples": samples, "first_success": first,

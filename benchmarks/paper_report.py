@@ -57,11 +57,13 @@ def summarize(records: list[dict[str, Any]], cfg: Any) -> dict[str, dict[str, di
                 continue
             firsts = [r["first_success"] for r in ok if r.get("first_success") is not None]
             out[task][method] = {
-                "success": [r["success"] for r in ok], "samples": [r["samples"] for r in ok],
-                "first_success": firsts, "dead_loop": [r["dead_loop"] for r in ok],
-                "wall_s": [r["wall_s"] for r in ok], "errors": [r["error"] for r in rows
-                                                               if "error" in r],
-            }  # fmt: skip
+                "success": [r["success"] for r in ok],
+                "samples": [r["samples"] for r in ok],
+                "first_success": firsts,
+                "dead_loop": [r["dead_loop"] for r in ok],
+                "wall_s": [r["wall_s"] for r in ok],
+                "errors": [r["error"] for r in rows if "error" in r],
+            }
     return out
 
 
@@ -77,8 +79,7 @@ def _csvs(out: Path, records: list[dict[str, Any]], summary: dict[str, Any]) -> 
                         r.get("deaths", ""), r.get("wall_s", ""), r.get("error", "")])  # fmt: skip
     with curves.open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["task", "method", "seed", "point", "samples", "success", "dead_loop",
-                    "deaths"])  # fmt: skip
+        w.writerow(["task", "method", "seed", "point", "samples", "success", "dead_loop", "deaths"])
         for r in records:
             for i, p in enumerate(r.get("points", []), 1):
                 w.writerow([r["task"], r["method"], r["seed"], i, p["samples"], p["success"],
@@ -220,8 +221,11 @@ def iterations_claim(records: list[dict[str, Any]], cfg: Any) -> dict[str, Any]:
     what, paper = "iterations help", "0.26 -> 0.56 -> 0.65 over iterations"
     firsts, lasts = [], []
     for task in cfg.budgets:
-        rows = [r for r in records if r["task"] == task and r["method"] == "rlgpt"
-                and len(r.get("points", [])) > 1]  # fmt: skip
+        rows = [
+            r
+            for r in records
+            if r["task"] == task and r["method"] == "rlgpt" and len(r.get("points", [])) > 1
+        ]
         if rows:
             firsts.append(statistics.fmean(r["points"][0]["success"] for r in rows))
             lasts.append(statistics.fmean(r["success"] for r in rows))
@@ -229,10 +233,12 @@ def iterations_claim(records: list[dict[str, Any]], cfg: Any) -> dict[str, Any]:
         return {"claim": what, "paper": paper, "reproduced": None,
                 "note": "not run (the loop needs two iterations or more)"}  # fmt: skip
     lo, hi = statistics.fmean(firsts), statistics.fmean(lasts)
-    note = (f"{'direction reproduced' if hi > lo else 'direction NOT reproduced'}: "
-            f"rlgpt {lo:.2f} after its first iteration, {hi:.2f} for its final (selected) "
-            f"policy (mean of {len(firsts)} task(s) the loop took more than one iteration on; "
-            "it stops once it reaches the threshold)")  # fmt: skip
+    note = (
+        f"{'direction reproduced' if hi > lo else 'direction NOT reproduced'}: "
+        f"rlgpt {lo:.2f} after its first iteration, {hi:.2f} for its final (selected) "
+        f"policy (mean of {len(firsts)} task(s) the loop took more than one iteration on; "
+        "it stops once it reaches the threshold)"
+    )
     return {"claim": what, "paper": paper, "first": round(lo, 3), "last": round(hi, 3),
             "reproduced": hi > lo, "note": note}  # fmt: skip
 
@@ -263,8 +269,11 @@ def _relative(text: str) -> str:
 
 def _versus(summary: dict[str, Any], a: str, b: str, title: str, what: str) -> list[str]:
     """Per task: method `a` against `b` (mean over seeds) and the difference."""
-    rows = [(t, ms[a]["success"], ms[b]["success"]) for t, ms in summary.items()
-            if a in ms and b in ms and ms[a]["success"] and ms[b]["success"]]  # fmt: skip
+    rows = [
+        (t, ms[a]["success"], ms[b]["success"])
+        for t, ms in summary.items()
+        if a in ms and b in ms and ms[a]["success"] and ms[b]["success"]
+    ]
     if not rows:
         return []
     out = ["", f"## {title}", "", f"{what[0].upper()}{what[1:]}.", "",
@@ -297,14 +306,17 @@ def write_results(
     md = out / "results.md"
     md.write_text(_markdown(cfg, summary, records, found, skips, wall, machine, parent, uri, files))
     headline = {
-        "label": cfg.label, "author": author(cfg.llm), "seeds": cfg.seeds,
+        "label": cfg.label,
+        "author": author(cfg.llm),
+        "seeds": cfg.seeds,
         "wall_s": round(wall, 1),
         "job_s": round(_compute(records), 1),
-        "success": {t: {m: _mean(s["success"]) for m, s in ms.items()}
-                    for t, ms in summary.items()},
+        "success": {
+            t: {m: _mean(s["success"]) for m, s in ms.items()} for t, ms in summary.items()
+        },
         "claims": {k: c["reproduced"] for k, c in found.items()},
         "failed_jobs": sum(len(s["errors"]) for ms in summary.values() for s in ms.values()),
-    }  # fmt: skip
+    }
     return headline, [md, *files]
 
 
@@ -366,8 +378,10 @@ def _markdown(
             err = f" ({len(s['errors'])} failed: {s['errors'][0][:80]})" if s["errors"] else ""
             used = statistics.fmean(s["samples"]) if s["samples"] else 0
             wall = statistics.fmean(s["wall_s"]) if s["wall_s"] else 0
-            lines.append(f"| {task} | {m} | {_fmt(s['success'])}{err} | {used:,.0f} | "
-                         f"{first} | {_fmt(s['dead_loop'])} | {wall:.0f} |")  # fmt: skip
+            lines.append(
+                f"| {task} | {m} | {_fmt(s['success'])}{err} | {used:,.0f} | "
+                f"{first} | {_fmt(s['dead_loop'])} | {wall:.0f} |"
+            )
     lines += ["", "## Per iteration (the loop and its ablations)", "",
               "| task | method | iteration | samples | success | dead-loop |",
               "|---|---|---|---|---|---|"]  # fmt: skip

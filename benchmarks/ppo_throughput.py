@@ -122,10 +122,11 @@ def _run(kind: str, args: argparse.Namespace, n: int = 1) -> list[dict[str, floa
     cmd = [sys.executable, __file__, "--child", kind, "--samples", str(args.samples)]
     cmd += ["--baseline-samples", str(args.baseline_samples)]
     procs = [
-        subprocess.Popen([*cmd, "--seed", str(args.seed + i)], env=env, stdout=subprocess.PIPE,
-                         text=True)
+        subprocess.Popen(
+            [*cmd, "--seed", str(args.seed + i)], env=env, stdout=subprocess.PIPE, text=True
+        )
         for i in range(n)
-    ]  # fmt: skip
+    ]
     outs = [p.communicate()[0] for p in procs]
     if any(p.returncode for p in procs):
         raise SystemExit(f"a {kind} training failed")
@@ -167,14 +168,19 @@ def main() -> None:
             rates[kind].append(r["samples_per_s"])
             if kind == "rlgpt":
                 rss = max(rss, r["peak_rss_mib"])
-            print(f"round {k + 1} {kind:>8}: {r['samples_per_s']:7.0f} samples/s  ({r['samples']} "
-                  f"samples, {r['wall_s']:.1f} s, peak RSS {r['peak_rss_mib']:.0f} MiB)",
-                  flush=True)  # fmt: skip
+            print(
+                f"round {k + 1} {kind:>8}: {r['samples_per_s']:7.0f} samples/s  ({r['samples']} "
+                f"samples, {r['wall_s']:.1f} s, peak RSS {r['peak_rss_mib']:.0f} MiB)",
+                flush=True,
+            )
         if args.together > 1:
             runs = _run("rlgpt", args, args.together)
             rates["together"].append(sum(r["samples_per_s"] for r in runs))
-            print(f"round {k + 1} rlgpt x{args.together}: {rates['together'][-1]:7.0f} samples/s "
-                  "in all", flush=True)  # fmt: skip
+            print(
+                f"round {k + 1} rlgpt x{args.together}: {rates['together'][-1]:7.0f} samples/s "
+                "in all",
+                flush=True,
+            )
     base, mine = statistics.median(rates["baseline"]), statistics.median(rates["rlgpt"])
     figures: dict[str, float] = {
         "baseline_samples_per_s": round(base, 1),

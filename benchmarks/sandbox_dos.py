@@ -74,22 +74,28 @@ def extra(view):
     yield "noop"
 """
 CLASSES = {  # name: (source, gate on)
-    "cpu_per_step": (CRAWL, True), "hang": (HANG, True), "memory": (HOG, True),
-    "cpu_between_calls": (BURNER, False), "stops_reading": (STOP_READING, False),
+    "cpu_per_step": (CRAWL, True),
+    "hang": (HANG, True),
+    "memory": (HOG, True),
+    "cpu_between_calls": (BURNER, False),
+    "stops_reading": (STOP_READING, False),
     "fork_bomb": (FORK_BOMB, False),
-}  # fmt: skip
+}
 
 
 def _train(source: str, gate: bool, samples: int, seed: int) -> tuple[float, str]:
     """Samples/s of PPO on collect_wood with the reference collect_wood and `source` as
     coded actions, and the fault training recorded for it."""
-    coded = [write_action("collect_wood", 80),
-             CodedAction(name="extra", docstring="", source=source, step_budget=8)]  # fmt: skip
+    coded = [
+        write_action("collect_wood", 80),
+        CodedAction(name="extra", docstring="", source=source, step_budget=8),
+    ]
     cfg = RLConfig(
-        macro_actions=["collect_wood", "extra"], sample_budget=samples,
+        macro_actions=["collect_wood", "extra"],
+        sample_budget=samples,
         reward_terms=[RewardTerm(achievement="collect_wood", weight=1.0)],
         ppo=PPOConfig(n_steps=128, batch_size=64, n_epochs=2),
-    )  # fmt: skip
+    )
     params = TrainParams(n_envs=1, sample_budget=samples, torch_threads=1, checkpoint_every=0)
     pool = envs.MacroPool
     envs.MacroPool = functools.partial(MacroPool, gate=gate)  # type: ignore[misc,assignment]
@@ -117,8 +123,10 @@ def main() -> None:
         rate, fault = _train(source, gate, args.samples, args.seed)
         disabled = "disabled:" in fault
         ok = disabled or rate >= 0.8 * base
-        print(f"{name:>18}: {rate:5.0f} samples/s ({rate / base:4.0%}), "
-              f"{'target met' if ok else 'TARGET MISSED'}; {fault or 'no fault'}")  # fmt: skip
+        print(
+            f"{name:>18}: {rate:5.0f} samples/s ({rate / base:4.0%}), "
+            f"{'target met' if ok else 'TARGET MISSED'}; {fault or 'no fault'}"
+        )
         figures[name] = {"samples_per_s": round(rate, 1), "ratio": round(rate / base, 3),
                          "fault": fault, "disabled": disabled, "target_met": ok}  # fmt: skip
     print(json.dumps(figures))

@@ -52,8 +52,9 @@ def _child(samples: int, seed: int, slots: int | None) -> None:
                    reward_terms=[RewardTerm(achievement=n, weight=1.0) for n in NAMES])  # fmt: skip
     with tempfile.TemporaryDirectory() as out:
         t0 = time.time()
-        settings = TrainSettings(params=params.train, seed=seed, show_progress=False,
-                                 sandbox=params.sandbox, slots=slots)  # fmt: skip
+        settings = TrainSettings(
+            params=params.train, seed=seed, show_progress=False, sandbox=params.sandbox, slots=slots
+        )
         res = train(
             Trial.of(get_task("make_wood_pickaxe"), cfg, coded), Path(out), settings=settings
         )
@@ -83,8 +84,11 @@ def _project(work: Path, samples: int | None) -> Path:
         "tracking": {"mlflow_uri": f"sqlite:///{work}/mlflow.db"},
     }
     if samples is not None:
-        params |= {"run": {"iterations": 1, "success_threshold": 0.99},
-                   "train": {"sample_budget": samples}, "eval": {"episodes": 10}}  # fmt: skip
+        params |= {
+            "run": {"iterations": 1, "success_threshold": 0.99},
+            "train": {"sample_budget": samples},
+            "eval": {"episodes": 10},
+        }
     (work / "params.yaml").write_text(yaml.safe_dump(params))
     return work
 
@@ -92,8 +96,9 @@ def _project(work: Path, samples: int | None) -> Path:
 def _kill_a_worker(project: Path, after_s: float, sweep: subprocess.Popen[str]) -> None:
     """SIGKILL the Dask worker process that runs the first run to start, `after_s` into it."""
     while sweep.poll() is None:
-        out = subprocess.run(["pgrep", "-f", "--", f"--set run.runs_dir={project}"],
-                             capture_output=True, text=True).stdout.split()  # fmt: skip
+        out = subprocess.run(
+            ["pgrep", "-f", "--", f"--set run.runs_dir={project}"], capture_output=True, text=True
+        ).stdout.split()
         if out:
             time.sleep(after_s)
             stat = Path(f"/proc/{out[0]}/stat").read_text()
@@ -104,8 +109,9 @@ def _kill_a_worker(project: Path, after_s: float, sweep: subprocess.Popen[str]) 
         time.sleep(0.5)
 
 
-def sweep(project: Path, runner: str, tasks: str, seeds: int, kill: bool,
-          iterations: int | None = None) -> dict[str, Any]:  # fmt: skip
+def sweep(
+    project: Path, runner: str, tasks: str, seeds: int, kill: bool, iterations: int | None = None
+) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "rlgpt", "sweep", "--tasks", tasks, "--seeds", str(seeds),
            "--sweep-id", "bench", "--runner", runner, "--workers", "2"]  # fmt: skip
     if iterations is not None:
@@ -117,9 +123,12 @@ def sweep(project: Path, runner: str, tasks: str, seeds: int, kill: bool,
     out = proc.communicate()[0]
     summary = json.loads((project / "runs" / "bench" / "summary.json").read_text())
     done = [r for r in summary["rows"] if r["status"] != "failed"]
-    print(f"  {runner}{' (worker killed)' if kill else ''}: {len(done)}/{len(summary['rows'])} "
-          f"runs, {summary['wall_s']:.0f} s, {summary['samples_per_s']:.0f} samples/s in all, "
-          f"attempts {[r['attempts'] for r in summary['rows']]}", flush=True)  # fmt: skip
+    print(
+        f"  {runner}{' (worker killed)' if kill else ''}: {len(done)}/{len(summary['rows'])} "
+        f"runs, {summary['wall_s']:.0f} s, {summary['samples_per_s']:.0f} samples/s in all, "
+        f"attempts {[r['attempts'] for r in summary['rows']]}",
+        flush=True,
+    )
     if proc.returncode not in (0, 1):
         print(out[-2000:])
     return {"wall_s": summary["wall_s"], "runs": len(summary["rows"]), "finished": len(done),
@@ -138,8 +147,10 @@ def _trainings(samples: int, rounds: int, seed: int) -> dict[str, Any]:
         for n, slots in cases if rnd % 2 == 0 else cases[::-1]:
             rates[n, slots] = max(rates[n, slots], trainings(n, samples, seed, slots))
             what = "one slot per core" if slots == "auto" else "no slot limit"
-            print(f"  round {rnd + 1}: {n} at once ({what}): {rates[n, slots]:.0f} samples/s "
-                  "in all", flush=True)  # fmt: skip
+            print(
+                f"  round {rnd + 1}: {n} at once ({what}): {rates[n, slots]:.0f} samples/s in all",
+                flush=True,
+            )
     out = {
         "samples_per_training": samples,
         "trainings_samples_per_s": {str(n): round(rates[n, "auto"], 1) for n in (1, 2, 4)},
@@ -147,49 +158,69 @@ def _trainings(samples: int, rounds: int, seed: int) -> dict[str, Any]:
         "ratio_2_vs_1": round(rates[2, "auto"] / rates[1, "auto"], 2),
         "ratio_4_vs_2": round(rates[4, "auto"] / rates[2, "auto"], 2),
         "ratio_4_no_limit_vs_2": round(rates[4, "0"] / rates[2, "auto"], 2),
-    }  # fmt: skip
-    print(f"2 at once: {out['ratio_2_vs_1']}x one; 4 at once: {out['ratio_4_vs_2']}x two "
-          f"({out['ratio_4_no_limit_vs_2']}x with no slot limit)", flush=True)  # fmt: skip
+    }
+    print(
+        f"2 at once: {out['ratio_2_vs_1']}x one; 4 at once: {out['ratio_4_vs_2']}x two "
+        f"({out['ratio_4_no_limit_vs_2']}x with no slot limit)",
+        flush=True,
+    )
     return out
 
 
 def _sweeps(
     work: Path, which: str, tasks: str, short: int, kill: bool, rounds: int = 1
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The 4-run sweep(s) one at a time and on 2 Dask workers (and with a killed worker); the
     short one `rounds` times, alternating the order, keeping each runner's best wall (the
     same sweep has measured 71-83 s on Dask here within one hour)."""
     out: dict[str, Any] = {}
     if which in ("short", "both"):
-        print(f"short sweep of 4 runs ({tasks} x 2 seeds, 1 iteration of {short} samples "
-              f"each), {rounds} round(s):", flush=True)  # fmt: skip
+        print(
+            f"short sweep of 4 runs ({tasks} x 2 seeds, 1 iteration of {short} samples "
+            f"each), {rounds} round(s):",
+            flush=True,
+        )
         walls: dict[str, list[float]] = {"sequential": [], "dask": []}
         for rnd in range(rounds):
             for runner in ("sequential", "dask") if rnd % 2 == 0 else ("dask", "sequential"):
                 res = sweep(_project(work / f"{runner}-{rnd}", short), runner, tasks, 2, False)
                 walls[runner].append(res["wall_s"])
         best = {k: min(v) for k, v in walls.items()}
-        out |= {"sweep_sequential_s": best["sequential"], "sweep_dask_2_workers_s": best["dask"],
-                "sweep_rounds": walls,
-                "sweep_speedup": round(best["sequential"] / best["dask"], 2)}  # fmt: skip
-        print(f"  short sweep on 2 Dask workers: {out['sweep_speedup']}x sequential (best of "
-              f"{rounds} each)", flush=True)  # fmt: skip
+        out |= {
+            "sweep_sequential_s": best["sequential"],
+            "sweep_dask_2_workers_s": best["dask"],
+            "sweep_rounds": walls,
+            "sweep_speedup": round(best["sequential"] / best["dask"], 2),
+        }
+        print(
+            f"  short sweep on 2 Dask workers: {out['sweep_speedup']}x sequential (best of "
+            f"{rounds} each)",
+            flush=True,
+        )
     if which in ("default", "both"):
-        print(f"default sweep of 4 runs ({tasks} x 2 seeds, --iterations 2, default "
-              "params):", flush=True)  # fmt: skip
+        print(
+            f"default sweep of 4 runs ({tasks} x 2 seeds, --iterations 2, default params):",
+            flush=True,
+        )
         seq = sweep(_project(work / "dseq", None), "sequential", tasks, 2, False, 2)
         dask = sweep(_project(work / "ddask", None), "dask", tasks, 2, False, 2)
-        out |= {"default_sweep_sequential_s": seq["wall_s"],
-                "default_sweep_dask_2_workers_s": dask["wall_s"],
-                "default_sweep_samples": [seq["samples"], dask["samples"]],
-                "default_sweep_speedup": round(seq["wall_s"] / dask["wall_s"], 2)}  # fmt: skip
-        print(f"  default sweep on 2 Dask workers: {out['default_sweep_speedup']}x sequential",
-              flush=True)  # fmt: skip
+        out |= {
+            "default_sweep_sequential_s": seq["wall_s"],
+            "default_sweep_dask_2_workers_s": dask["wall_s"],
+            "default_sweep_samples": [seq["samples"], dask["samples"]],
+            "default_sweep_speedup": round(seq["wall_s"] / dask["wall_s"], 2),
+        }
+        print(
+            f"  default sweep on 2 Dask workers: {out['default_sweep_speedup']}x sequential",
+            flush=True,
+        )
     if kill:
         killed = sweep(_project(work / "kill", short), "dask", tasks, 2, True)
-        out |= {"killed_worker_sweep_s": killed["wall_s"],
-                "killed_worker_lost_results": killed["runs"] - killed["finished"],
-                "killed_worker_attempts": killed["attempts"]}  # fmt: skip
+        out |= {
+            "killed_worker_sweep_s": killed["wall_s"],
+            "killed_worker_lost_results": killed["runs"] - killed["finished"],
+            "killed_worker_attempts": killed["attempts"],
+        }
     return out
 
 
@@ -217,8 +248,7 @@ def main() -> None:
         figures |= _trainings(samples, args.rounds, args.seed)
     with tempfile.TemporaryDirectory(prefix="rlgpt-scaling-") as tmp:
         short = 10_000 if args.quick else 20_000
-        figures |= _sweeps(Path(tmp), args.sweep, args.tasks, short, not args.no_kill,
-                           args.rounds)  # fmt: skip
+        figures |= _sweeps(Path(tmp), args.sweep, args.tasks, short, not args.no_kill, args.rounds)
     print(json.dumps(figures))
 
 

@@ -50,9 +50,12 @@ CODE_MISTAKES = (
 PLAN_MISTAKES = ("forgot_count", "forgot_survival")
 # The validation class each code mistake is expected to draw (two agents; docstring above).
 CAUGHT_AS = {
-    "misnamed_action": "invalid_action", "missing_precondition": "unmet_precondition",
-    "other_step": "signature", "unyielded_skill": "api_misuse", "item_for_map": "api_misuse",
-}  # fmt: skip
+    "misnamed_action": "invalid_action",
+    "missing_precondition": "unmet_precondition",
+    "other_step": "signature",
+    "unyielded_skill": "api_misuse",
+    "item_for_map": "api_misuse",
+}
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,11 @@ class MistakeRates:
     )
 
     def __post_init__(self) -> None:
-        for name, p in (("rate", self.rate), ("plan_rate", self.plan_rate),
-                        ("fix_rate", self.fix_rate)):  # fmt: skip
+        for name, p in (
+            ("rate", self.rate),
+            ("plan_rate", self.plan_rate),
+            ("fix_rate", self.fix_rate),
+        ):
             if p is not None and not 0.0 <= p <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], not {p}")
         unknown = set(self.weights) - set(CODE_MISTAKES + PLAN_MISTAKES)
@@ -94,9 +100,11 @@ class MistakeRates:
 
 
 def first_applicable(
-    drawn: str, order: tuple[str, ...], applies: Callable[[str], bool],
+    drawn: str,
+    order: tuple[str, ...],
+    applies: Callable[[str], bool],
     exclude: Collection[str] = (),
-) -> str | None:  # fmt: skip
+) -> str | None:
     """`drawn`, or the next class after it in `order` (cyclically) that applies."""
     start = order.index(drawn)
     for cls in order[start:] + order[:start]:
@@ -124,8 +132,9 @@ _ACTS = re.compile(r'yield "[a-z_]+"|plan\(view, \[[^\]]*\]|act_at\(view, "[a-z_
 _NAME = re.compile(r'"([a-z_]+)"')
 _CHECK = re.compile(
     r"^( +)if any\(view\.inventory\[item\] < n for item, n in (\{.*?\})\.items\(\)\):\n"
-    r"\1    return\n", re.M,
-)  # fmt: skip
+    r"\1    return\n",
+    re.M,
+)
 
 
 def _wrong_names(action: str) -> list[str]:
@@ -192,15 +201,21 @@ def _item_for_map(action: CodedAction, know: Knowledge, rng: random.Random) -> C
 
 
 SPOIL: dict[str, Callable[[CodedAction, Knowledge, random.Random], CodedAction | None]] = {
-    "misnamed_action": _misnamed, "missing_precondition": _no_check, "other_step": _other_step,
-    "unyielded_skill": _unyielded, "item_for_map": _item_for_map,
-}  # fmt: skip
+    "misnamed_action": _misnamed,
+    "missing_precondition": _no_check,
+    "other_step": _other_step,
+    "unyielded_skill": _unyielded,
+    "item_for_map": _item_for_map,
+}
 
 
 def spoil_code(
-    cls: str | None, action: CodedAction, know: Knowledge, rng: random.Random,
+    cls: str | None,
+    action: CodedAction,
+    know: Knowledge,
+    rng: random.Random,
     exclude: Collection[str] = (),
-) -> tuple[CodedAction, str | None]:  # fmt: skip
+) -> tuple[CodedAction, str | None]:
     """`action` with mistake `cls` (or the next one that applies); the class made, or None."""
     if cls is None:
         return action, None
@@ -223,9 +238,12 @@ def _forgot_count(dec: Decomposition, rng: random.Random) -> Decomposition | Non
         return None
     i = rng.choice(counted)
     sub = dec.sub_actions[i]
-    text = {k: getattr(sub, k).replace(f"{sub.count}x", "1x").replace(f"({sub.count} in all)",
-                                                                       "(1 in all)")
-            for k in ("description", "expected_effect")}  # fmt: skip
+    text = {
+        k: getattr(sub, k)
+        .replace(f"{sub.count}x", "1x")
+        .replace(f"({sub.count} in all)", "(1 in all)")
+        for k in ("description", "expected_effect")
+    }
     subs = list(dec.sub_actions)
     subs[i] = sub.model_copy(update={"count": 1, **text})
     return dec.model_copy(update={"sub_actions": subs})
@@ -239,13 +257,14 @@ def _forgot_survival(dec: Decomposition, rng: random.Random) -> Decomposition | 
 
 
 PLAN_SPOIL: dict[str, Callable[[Decomposition, random.Random], Decomposition | None]] = {
-    "forgot_count": _forgot_count, "forgot_survival": _forgot_survival,
-}  # fmt: skip
+    "forgot_count": _forgot_count,
+    "forgot_survival": _forgot_survival,
+}
 
 
 def spoil_plan(
     cls: str | None, dec: Decomposition, rng: random.Random
-) -> tuple[Decomposition, str | None]:  # fmt: skip
+) -> tuple[Decomposition, str | None]:
     """`dec` with plan mistake `cls` (or the other one if it does not apply)."""
     if cls is None:
         return dec, None
@@ -267,8 +286,10 @@ def knowledge(world: Any, task: Any) -> Knowledge:
     author = world.author()
     plan = author.decompose(task, {}, {})
     return Knowledge(
-        primitives=tuple(world.primitives()), achievements=tuple(facts.achievements),
+        primitives=tuple(world.primitives()),
+        achievements=tuple(facts.achievements),
         generator_skills=frozenset(facts.generator_skills),
         item_of_map={src: item for item, src in facts.item_sources.items() if src != item},
-        plan=tuple(s.name for s in plan.sub_actions), author=author,
-    )  # fmt: skip
+        plan=tuple(s.name for s in plan.sub_actions),
+        author=author,
+    )

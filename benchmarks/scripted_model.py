@@ -49,7 +49,7 @@ from benchmarks.scripted_mistakes import (
     knowledge,
     spoil_code,
     spoil_plan,
-)  # fmt: skip
+)
 from rlgpt.llm.base import ChatMessage, LLMRequest
 from rlgpt.llm.offline import OfflineAuthor
 from rlgpt.messages import CodedAction, Decomposition, PlanAndCode, SubAction, TaskSpec
@@ -380,7 +380,7 @@ def rates_of(llm: Mapping[str, Any]) -> MistakeRates:
 @contextlib.contextmanager
 def endpoint(
     llm: Mapping[str, Any], seed: int, step_budget: int = 80
-) -> Iterator[tuple[ScriptedModel, dict[str, Any]]]:  # fmt: skip
+) -> Iterator[tuple[ScriptedModel, dict[str, Any]]]:
     """A scripted model (`llm`: as `spec` writes it) served on 127.0.0.1 for one run, and the
     params.yaml `llm` section that points the loop at it through the openai client, sampling
     with `seed` (so each benchmark seed draws its own mistakes). Set KEY_ENV to any value."""

@@ -231,7 +231,7 @@ def _instrument(clock: Clock, workers_cpu: Callable[[str, Any], None]) -> None:
         (client.MacroWorker, "start_waits", "round_trip"),
         (client.MacroWorker, "next_waits", "round_trip"),
         (client.MacroWorker, "stop_waits", "round_trip"),  # (a checkout before it: `stop`)
-    ]  # fmt: skip
+    ]
     for owner, attr, label in waits:  # envs stepped in turns (rlgpt/rl/interleave.py)
         clock.wrap_waits(owner, attr, label)
     for algo in (MaskablePPO, PPO):  # only what learn() does is the step path

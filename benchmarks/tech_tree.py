@@ -105,7 +105,7 @@ def scripted(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) ->
 
 def ppo(
     task: str, seed: int, budget: int, episodes: int, out: Path, world: str = DEFAULT_WORLD
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Pure PPO on primitives, with the project's training settings and reward shaping."""
     return paper_ppo(task, seed, budget, 1, episodes, True, out, world)
 
@@ -131,8 +131,9 @@ def rlgpt(
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--params", "params.yaml",
            "--seed", str(seed), "--run-id", run_id, "--quiet", "--force"]  # fmt: skip
     # no orphan holds the run: the child dies with this process
-    proc = subprocess.run(with_parent(cmd), cwd=out, capture_output=True, text=True,
-                          start_new_session=True)  # fmt: skip
+    proc = subprocess.run(
+        with_parent(cmd), cwd=out, capture_output=True, text=True, start_new_session=True
+    )
     summary_path = out / "runs" / run_id / "summary.json"
     if proc.returncode != 0 or not summary_path.exists():
         return {"error": (proc.stderr or proc.stdout)[-400:], "success": 0.0, "samples": 0}
@@ -186,8 +187,9 @@ def default_run(task: str, out: Path, world: str = DEFAULT_WORLD) -> dict[str, A
     cmd = [str(Path(sys.executable).with_name("rlgpt")), "run", "--task", task, "--run-id",
            task, "--quiet", "--force", "--world", world]  # fmt: skip
     # no orphan holds the run: the child dies with this process
-    proc = subprocess.run(with_parent(cmd), cwd=out, capture_output=True, text=True,
-                          start_new_session=True)  # fmt: skip
+    proc = subprocess.run(
+        with_parent(cmd), cwd=out, capture_output=True, text=True, start_new_session=True
+    )
     path = out / "runs" / task / "summary.json"
     if proc.returncode != 0 or not path.exists():
         return {"task": task, "error": (proc.stderr or proc.stdout)[-400:], "success": 0.0}
@@ -200,15 +202,17 @@ def default_run(task: str, out: Path, world: str = DEFAULT_WORLD) -> dict[str, A
 
 def sweep_stone_tier(
     jobs: int, out: Path, only: list[str] | None = None, world: str = DEFAULT_WORLD
-) -> None:  # fmt: skip
+) -> None:
     tasks = [t for t in stone_tier() if not only or t in only]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         rows = list(pool.map(lambda t: default_run(t, out / f"default-{t}", world), tasks))
     print(f"{'task':20} {'success':>8} {'iters':>6} {'samples':>9} {'wall_s':>7}")
     for r in rows:
         err = r.get("error", "")[:60]
-        print(f"{r['task']:20} {r['success']:8.2f} {r.get('iterations', 0):6d} "
-              f"{r.get('samples', 0):9d} {r.get('wall_s', 0):7.0f}  {err}")  # fmt: skip
+        print(
+            f"{r['task']:20} {r['success']:8.2f} {r.get('iterations', 0):6d} "
+            f"{r.get('samples', 0):9d} {r.get('wall_s', 0):7.0f}  {err}"
+        )
     reached = sum(r["success"] >= 0.8 for r in rows)
     print(json.dumps({"world": world, "stone_tier": {r["task"]: r["success"] for r in rows},
                       "samples": {r["task"]: r.get("samples", 0) for r in rows},
@@ -224,8 +228,9 @@ def _child(
            str(out), "--world", world, *(["--masking", masking] if masking else [])]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # a stopped run leaves no job: the child dies with this process
-    proc = subprocess.run(with_parent(cmd), capture_output=True, text=True, env=env,
-                          start_new_session=True)  # fmt: skip
+    proc = subprocess.run(
+        with_parent(cmd), capture_output=True, text=True, env=env, start_new_session=True
+    )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         return {"error": proc.stderr[-400:], "success": 0.0, "samples": 0}
@@ -251,8 +256,11 @@ def main() -> None:
     ap.add_argument("--masking", choices=["off", "recipes", "plan"], default="",
                     help="rlgpt's train.action_masking (default: params.yaml's)")  # fmt: skip
     ap.add_argument("--world", default=DEFAULT_WORLD, help=f"the game (default: {DEFAULT_WORLD})")
-    ap.add_argument("--stone-tier", action="store_true",
-                    help="instead: the default command on every stone-tier task")  # fmt: skip
+    ap.add_argument(
+        "--stone-tier",
+        action="store_true",
+        help="instead: the default command on every stone-tier task",
+    )
     args = ap.parse_args()
     if args.stone_tier:
         only = args.tasks.split(",") if args.tasks else None
@@ -297,8 +305,7 @@ def main() -> None:
             for task in tasks:
                 for seed in seeds:
                     results[task][kind].append(play(task, seed, args.episodes, args.world))
-    jobs = [(k, t, s) for t in tasks for s in seeds for k in agents
-            if k in ("ppo", "rlgpt")]  # fmt: skip
+    jobs = [(k, t, s) for t in tasks for s in seeds for k in agents if k in ("ppo", "rlgpt")]
     done = 0
 
     def run(job: tuple[str, str, int]) -> None:
@@ -310,14 +317,19 @@ def main() -> None:
         done += 1
         el = time.perf_counter() - t0
         eta = el / done * (len(jobs) - done)
-        print(f"[{done}/{len(jobs)}] {kind:6} {task:20} seed {seed}: success "
-              f"{res.get('success', 0):.2f} samples {res.get('samples', 0)} "
-              f"({el:.0f}s elapsed, ETA {eta:.0f}s)", flush=True)  # fmt: skip
+        print(
+            f"[{done}/{len(jobs)}] {kind:6} {task:20} seed {seed}: success "
+            f"{res.get('success', 0):.2f} samples {res.get('samples', 0)} "
+            f"({el:.0f}s elapsed, ETA {eta:.0f}s)",
+            flush=True,
+        )
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(run, jobs))
-    print(f"\n{'task':20} {'agent':7} {'success':>8} {'per seed':>20} {'samples':>9} {'wall_s':>8}"
-          f" {'score %':>8} {'unlocked':>8}")  # fmt: skip
+    print(
+        f"\n{'task':20} {'agent':7} {'success':>8} {'per seed':>20} {'samples':>9} {'wall_s':>8}"
+        f" {'score %':>8} {'unlocked':>8}"
+    )
     summary: dict[str, Any] = {}
     seen: dict[str, set[str]] = {a: set() for a in agents}
     for task in tasks:
@@ -330,8 +342,10 @@ def main() -> None:
             got = {a for u in episodes for a in u.split(",") if a}
             seen[kind] |= got
             pct = score(episodes, weights)
-            print(f"{task:20} {kind:7} {rate:8.2f} {per_seed:>20} {samples:9d} "
-                  f"{_mean(rows, 'wall_s'):8.0f} {pct:8.2f} {len(got):8d}")  # fmt: skip
+            print(
+                f"{task:20} {kind:7} {rate:8.2f} {per_seed:>20} {samples:9d} "
+                f"{_mean(rows, 'wall_s'):8.0f} {pct:8.2f} {len(got):8d}"
+            )
             summary[task][kind] = {"success": rate, "samples": samples, "seeds": len(rows),
                                    "score": pct, "achievements": sorted(got)}  # fmt: skip
             if kind == "rlgpt":

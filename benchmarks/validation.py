@@ -27,8 +27,9 @@ TARGET_S = 2.0
 
 def _timed(action: CodedAction, params: Params, world: str) -> tuple[float, int, int, bool]:
     t0 = time.perf_counter()
-    verdict = validate_action(action, sandbox=params.sandbox,
-                              view_radius=params.train.view_radius, world=world)  # fmt: skip
+    verdict = validate_action(
+        action, sandbox=params.sandbox, view_radius=params.train.view_radius, world=world
+    )
     steps = sum(s.steps for s in verdict.scenarios)
     return time.perf_counter() - t0, len(verdict.scenarios), steps, verdict.ok
 
@@ -53,8 +54,11 @@ def _actions(world: str, only: list[str] | None, params: Params) -> list[CodedAc
 def _interleaved(lists: dict[str, list[CodedAction]]) -> list[tuple[str, CodedAction]]:
     """Every world's actions, spread over one schedule in proportion (a machine whose load
     changes during the run weighs on every world alike)."""
-    spots = [((i + 0.5) / len(acts), world, act) for world, acts in lists.items()
-             for i, act in enumerate(acts)]  # fmt: skip
+    spots = [
+        ((i + 0.5) / len(acts), world, act)
+        for world, acts in lists.items()
+        for i, act in enumerate(acts)
+    ]
     return [(world, act) for _, world, act in sorted(spots, key=lambda x: (x[0], x[1]))]
 
 
@@ -65,8 +69,10 @@ def measure(worlds: list[str], only: list[str] | None, params: Params) -> dict[s
     for w, acts in lists.items():
         _timed(acts[0], params, w)  # warm-up, untimed: the first call loads what all share
     rows: dict[str, list[tuple[float, float, int, bool]]] = {w: [] for w in worlds}
-    print(f"{'world':<16} {'action':<22} {'scenarios':>9} {'steps':>6} {'full s':>7} "
-          f"{'base s':>7}  ok")  # fmt: skip
+    print(
+        f"{'world':<16} {'action':<22} {'scenarios':>9} {'steps':>6} {'full s':>7} "
+        f"{'base s':>7}  ok"
+    )
     for w, act in _interleaved(lists):
         secs, n, steps, ok = _timed(act, params, w)
         b_secs, _, _, _ = _timed(_baseline(act), params, w)
@@ -76,16 +82,20 @@ def measure(worlds: list[str], only: list[str] | None, params: Params) -> dict[s
     for w, got in rows.items():
         full, base = [r[0] for r in got], [r[1] for r in got]
         mean, counts, passed = statistics.mean(full), [r[2] for r in got], sum(r[3] for r in got)
-        print(f"{w}: {mean:.2f} s per action on average, {max(full):.2f} s at most "
-              f"({statistics.mean(counts):.1f} scenarios each); safety-only baseline "
-              f"{statistics.mean(base):.2f} s; {passed} of {len(got)} pass")  # fmt: skip
+        print(
+            f"{w}: {mean:.2f} s per action on average, {max(full):.2f} s at most "
+            f"({statistics.mean(counts):.1f} scenarios each); safety-only baseline "
+            f"{statistics.mean(base):.2f} s; {passed} of {len(got)} pass"
+        )
         out[w] = {
-            "actions": len(got), "passed": passed, "mean_s_per_action": round(mean, 3),
+            "actions": len(got),
+            "passed": passed,
+            "mean_s_per_action": round(mean, 3),
             "max_s_per_action": round(max(full), 3),
             "mean_scenarios": round(statistics.mean(counts), 2),
             "baseline_mean_s_per_action": round(statistics.mean(base), 3),
             "ratio": round(mean / statistics.mean(base), 3),
-        }  # fmt: skip
+        }
     return out
 
 

@@ -148,14 +148,18 @@ def main() -> None:
         out[f"{kind}_steps_per_s"] = round(r["steps_per_s"], 1)
         out[f"{kind}_steps_per_cpu_s"] = round(r["steps_per_cpu_s"], 1)
         out[f"{kind}_resets"] = r["resets"]
-        print(f"{kind:>13}: {r['steps_per_s']:8.0f} steps/s, {r['steps_per_cpu_s']:8.0f} per "
-              f"CPU second  ({r['resets']} resets, {r['wall_s']:.1f} s)")  # fmt: skip
+        print(
+            f"{kind:>13}: {r['steps_per_s']:8.0f} steps/s, {r['steps_per_cpu_s']:8.0f} per "
+            f"CPU second  ({r['resets']} resets, {r['wall_s']:.1f} s)"
+        )
     for base in ("craftax_step", "stock", "crafter_world"):
         for unit, key in (("", "steps_per_s"), ("_cpu", "steps_per_cpu_s")):
             ratio = best["craftax_world"][key] / best[base][key]
             out[f"craftax_world_vs_{base}{unit}"] = round(ratio, 2)
-        print(f"craftax_world / {base}: {out[f'craftax_world_vs_{base}']:.2f}x wall, "
-              f"{out[f'craftax_world_vs_{base}_cpu']:.2f}x CPU")  # fmt: skip
+        print(
+            f"craftax_world / {base}: {out[f'craftax_world_vs_{base}']:.2f}x wall, "
+            f"{out[f'craftax_world_vs_{base}_cpu']:.2f}x CPU"
+        )
     print(json.dumps(out))
 
 

@@ -51,8 +51,9 @@ class Option(Protocol):
     step_budget: int
     code_steps: int | None  # most steps of one call of a coded action it picks (None: theirs)
 
-    def mask(self, info: Mapping[str, Any], disabled: Callable[[str], bool],
-             standing: Mapping[str, bool]) -> np.ndarray: ...  # fmt: skip
+    def mask(
+        self, info: Mapping[str, Any], disabled: Callable[[str], bool], standing: Mapping[str, bool]
+    ) -> np.ndarray: ...
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[str, bool]: ...
 
@@ -168,8 +169,11 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         return self._n_prim + self.names.index(name)
 
     def disabled(self, name: str) -> bool:
-        return (name in self.banned or self.errors[name] >= self.max_errors
-                or self.hangs[name] >= self.max_hangs)  # fmt: skip
+        return (
+            name in self.banned
+            or self.errors[name] >= self.max_errors
+            or self.hangs[name] >= self.max_hangs
+        )
 
     def _ask(self, name: str, state: dict[str, Any], op: str) -> Waits[str | None]:
         runner = self.runner

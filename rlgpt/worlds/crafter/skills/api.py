@@ -30,7 +30,7 @@ from .navigate import (
     path_to,
     route,
     stand_near,
-)  # fmt: skip
+)
 from .plan import PLAN_CONDITIONS, PLAN_HOLDS, PlanChecks, plan
 from .survival import keep_alive, shelter
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError

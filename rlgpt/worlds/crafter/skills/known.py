@@ -18,7 +18,7 @@ UNSUITED: Any = object()  # the known map cannot answer: the caller searches cel
 
 def route_known(
     view: ObsView, goals: set[tuple[int, int]], dig: tuple[str, ...]
-) -> list[tuple[int, int]] | None:  # fmt: skip
+) -> list[tuple[int, int]] | None:
     """navigate.route() over the view's known map (world cells in one bytearray, their step
     costs from one translate) instead of a remembered_at call per neighbour: the same search
     (buckets in the same order, neighbours in MOVES' order), so the same path. UNSUITED where
@@ -66,9 +66,11 @@ def route_known(
             y = cur % h
             # MOVES' order: left, right, up, down (a neighbour outside the world is "none")
             for nxt in (
-                cur - h if cur >= h else -1, cur + h if cur < top else -1,
-                cur - 1 if y > 0 else -1, cur + 1 if y < h - 1 else -1,
-            ):  # fmt: skip
+                cur - h if cur >= h else -1,
+                cur + h if cur < top else -1,
+                cur - 1 if y > 0 else -1,
+                cur + 1 if y < h - 1 else -1,
+            ):
                 if nxt < 0:
                     continue
                 step = cost[nxt]
@@ -93,7 +95,7 @@ def table(view: ObsView, names: tuple[str, ...]) -> bytes:
 
 def edge_known(
     view: ObsView, dig: tuple[str, ...], prefer: tuple[str, ...]
-) -> set[tuple[int, int]] | Any:  # fmt: skip
+) -> set[tuple[int, int]] | Any:
     """navigate._frontier's target cells over the known map, the same set as its remembered_at
     search (cells outside the world are "none"); UNSUITED without a memory, with the player outside
     the world, or when "none" counts as open or preferred. Whole-map bit operations (`_Grid`)

@@ -74,7 +74,7 @@ def approach(view: ObsView, name: str) -> Action:
 
 def route(
     view: ObsView, goals: set[tuple[int, int]], dig: tuple[str, ...] = ()
-) -> list[tuple[int, int]] | None:  # fmt: skip
+) -> list[tuple[int, int]] | None:
     """Cheapest path (unit steps (dx, dy)) from the player onto any of `goals`, over cells seen
     this episode (view.remembered_at): walkable ones, and `dig` materials (e.g. ("stone",) with
     a pickaxe), which cost 2 as they are mined on the way. Never through lava. None when no
@@ -114,7 +114,7 @@ def route(
 
 def _follow(
     view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...], then: Act | None = None
-) -> Action:  # fmt: skip
+) -> Action:
     """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
     something unexpected blocks it (a creature, a changed cell). One step at a time, it
     fights what is next to the player (guard) before each cell, faces a cell to mine and hits
@@ -181,9 +181,11 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
 
 
 def _go_to(
-    view: ObsView, name: str, dig: tuple[str, ...],
+    view: ObsView,
+    name: str,
+    dig: tuple[str, ...],
     act: tuple[str, str | None, int | None] | None = None,
-) -> Generator[str | Plan, int | None, tuple[bool, bool]]:  # fmt: skip
+) -> Generator[str | Plan, int | None, tuple[bool, bool]]:
     """go_to; with `act` (an action, the achievement that ends the call and its count when
     act_at began), its last walk goes on with the turn and the action in the same plan where
     the map foretells them, unless that achievement rose on the way (mining through an ore:
@@ -221,7 +223,7 @@ def _go_to(
 
 def act_at(
     view: ObsView, name: str, action: str = "do", dig: tuple[str, ...] = (), ends: str | None = None
-) -> Action:  # fmt: skip
+) -> Action:
     """go_to `name`, then (unless `guard` fought) take `action` on it: `yield from
     go_to(...)` and `yield plan(view, [action], ends=ends)` in one, the walk, the turn and the
     action taken as one plan where the map shows what the player will face (a tree, water,
@@ -249,7 +251,7 @@ def _risen(view: ObsView, ends: str | None, base: int | None) -> bool:
 
 def explore(
     view: ObsView, steps: int = 8, dig: tuple[str, ...] = (), prefer: tuple[str, ...] = ()
-) -> Action:  # fmt: skip
+) -> Action:
     """Walk up to `steps` cells toward the nearest place not yet seen this episode (through
     `dig` materials too, mining them); with `prefer` (e.g. ("stone", "path") to search the
     mountains, where coal, iron and diamonds lie and zombies do not spawn), toward unseen
@@ -295,7 +297,7 @@ def _farthest(view: ObsView) -> tuple[int, int] | None:
 
 def _frontier(
     view: ObsView, dig: tuple[str, ...], prefer: tuple[str, ...] = ()
-) -> list[tuple[int, int]] | None:  # fmt: skip
+) -> list[tuple[int, int]] | None:
     """A path to the nearest seen cell that borders an unseen one (None without memory); with
     `prefer`, to the nearest such cell of those materials or next to one, if any."""
     r = view.radius
@@ -317,14 +319,14 @@ def _frontier(
             (x, y)
             for x, y in edge
             if any(view.remembered_at(x + ox, y + oy) in prefer for ox, oy in ((0, 0), *MOVES))
-        }  # fmt: skip
+        }
         edge = liked or edge
     return route(view, edge, dig) if edge else None
 
 
 def face_free(
     view: ObsView, kinds: tuple[str, ...] = WALKABLE, near: tuple[str, ...] = ()
-) -> Action:  # fmt: skip
+) -> Action:
     """Face an adjacent cell of one of `kinds` (moving toward a walkable one steps onto it, so
     the player then faces the cell beyond); with `near` (e.g. ("table",)), prefers a step that
     keeps the player within one cell of each of them. Explores 2 steps when none is adjacent.

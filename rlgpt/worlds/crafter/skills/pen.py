@@ -80,7 +80,7 @@ def _distances(view: ObsView, reach: int) -> dict[Cell, int]:
 
 def pen_site(
     view: ObsView, reach: int = REACH, banned: frozenset[Cell] = frozenset()
-) -> tuple[Cell, Cell] | None:  # fmt: skip
+) -> tuple[Cell, Cell] | None:
     """(p, d) of the cheapest pen within `reach` (relative cells): fewest walls to place
     (those of p itself count twice: the plant is exposed there while the rest is built), then
     nearest; water beside the room counts as three walls' worth (the player drinks from
@@ -101,10 +101,16 @@ def pen_site(
             if cost is None or not (growing or sapling):
                 continue
             side = (d[1], d[0])
-            water = any(view.remembered_at(*add(c, side, s)) == "water"
-                        for c in (add(p, d), add(p, d, 2)) for s in (1, -1))  # fmt: skip
-            tunnels = sum(view.remembered_at(p[0] + i, p[1] + j) == "path"
-                          for i in range(-4, 5) for j in range(-4, 5))  # fmt: skip
+            water = any(
+                view.remembered_at(*add(c, side, s)) == "water"
+                for c in (add(p, d), add(p, d, 2))
+                for s in (1, -1)
+            )
+            tunnels = sum(
+                view.remembered_at(p[0] + i, p[1] + j) == "path"
+                for i in range(-4, 5)
+                for j in range(-4, 5)
+            )
             bare = sum(view.remembered_at(*w) in OPEN for w in own_walls(p, d))
             walls = pen_cells(p, d)[1]
             tables = sum(view.remembered_at(*w) == "table" for w in walls)
@@ -132,7 +138,7 @@ _SEARCH_CHECKS = 400  # placeable() checks the preferred order may take (a pen h
 
 def wall_order(
     view: ObsView, todo: list[Cell], rank: dict[Cell, int] | None = None
-) -> list[Cell] | None:  # fmt: skip
+) -> list[Cell] | None:
     """The walls `todo` (relative cells) in an order in which each can still be placed after
     the ones before it stand (`placeable`): by `rank` where given (lowest first), then
     nearest first; None when no order works (a wall would have to be placed from a cell

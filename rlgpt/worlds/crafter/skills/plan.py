@@ -33,7 +33,7 @@ _ALL_KEYS = (*_STATE_KEYS, "inventory", "achievements")
 
 def plan(
     view: ObsView, actions: list[str], holds: tuple[str, ...] = (), ends: str | None = None
-) -> Plan:  # fmt: skip
+) -> Plan:
     """Several actions (at most 64) that the runtime takes in turn without running this code
     between them: `taken = yield plan(view, ["move_left", "move_left", "move_up"])`. Each
     step expects what the map predicts now: a move onto a free cell (walkable and empty, as seen or
@@ -75,7 +75,7 @@ Mark = tuple[int, str]  # a walk's step: the index of its cell in the path, and 
 
 def follow_steps(
     view: ObsView, path: list[tuple[int, int]], dig: tuple[str, ...]
-) -> tuple[list[Step], list[Mark]]:  # fmt: skip
+) -> tuple[list[Step], list[Mark]]:
     """The steps a walk of `path` (unit steps from the player) takes as `follow_path` chooses
     them, as far as the map foretells them: a `dig` cell (never lava) is faced (a move toward
     it only turns), mined ("do": the cell must be free after it) and stepped onto; a free
@@ -116,7 +116,7 @@ def cell_at(start: tuple[int, int], steps: list[tuple[int, int]]) -> tuple[int, 
 
 def plan_taken(
     view: ObsView, start: tuple[int, int], path: list[tuple[int, int]], marks: list[Mark]
-) -> int:  # fmt: skip
+) -> int:
     """How many steps of a walk's plan a player now at its position took (the last move
     onto a cell of the path where it stands; 1 when it stands on none)."""
     taken = 1
@@ -148,9 +148,7 @@ class Act:
     toward `name` that go_to's next round would take, and `action` on it (act_at). `taken`:
     how many of those steps were taken."""
 
-    def __init__(
-        self, name: str, act: tuple[str, str | None, int | None], may_turn: bool
-    ) -> None:  # fmt: skip
+    def __init__(self, name: str, act: tuple[str, str | None, int | None], may_turn: bool) -> None:
         # act: the action, the achievement that ends the call, its count when act_at began
         self.name, (self.action, self.ends, self._base) = name, act
         self.may_turn = may_turn
@@ -171,9 +169,7 @@ class Act:
             return [*walk[:-1], walk[-1]._replace(faces=self.name), Step(self.action, end, facing)]
         # go_to turns to the first neighbour (in MOVES' order) that is it: every one before it
         # must be known not to be it; the one faced on arrival, unseen now, is checked then
-        turn = next(
-            (d for d in MOVES if d != facing and around[d] in (self.name, "unknown")), None
-        )  # fmt: skip
+        turn = next((d for d in MOVES if d != facing and around[d] in (self.name, "unknown")), None)
         if turn is None or around[turn] != self.name or not self.may_turn:
             return None
         self.length = 2  # a move toward it only turns the player (go_to's "adjacent" branch)

@@ -35,7 +35,7 @@ def shelter(view: ObsView, dig: tuple[str, ...] = ()) -> Action:
                 for y in range(-reach, reach + 1)
                 if view.remembered_at(x, y) in WALKABLE
                 and any(_pocket_at(view, (x, y), d) for d in MOVES)
-            }  # fmt: skip
+            }
         path = route(view, spots, dig) if spots else None
         if not path:
             return False
