@@ -89,6 +89,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         self._area = (int(cols), int(rows))
         self._seed, self._episode = seed, -1
         self._state: Any = None
+        self._host: Any = None  # a host copy of `_state` (numpy leaves) while one is known
         self._key: Any = None
         self._frame: G.Frame | None = None
         self._counts = np.zeros(len(self._achievements), np.int64)
@@ -112,7 +113,20 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
 
     @state.setter
     def state(self, value: Any) -> None:
-        self._state = value
+        self._state, self._host = value, None
+
+    def host_state(self) -> Any:
+        """The state on the host (numpy leaves: read them, never write them): a copy kept
+        since the last reset from the cache or `place`, else fetched now."""
+        return self._host if self._host is not None else G.fetch(self._state)
+
+    def place(self, host: Any) -> StepInfo:
+        """Make a host-edited state (numpy leaves) the env's and re-read it, in one dispatch
+        (as assigning `state` on the device, then `refresh()`); returns the new info."""
+        self._state, bundle = G.place(host, self.view_radius)
+        self._host = host
+        self._sent_floor = -1
+        return self._take(self._decode(bundle))
 
     @property
     def frame(self) -> G.Frame:
@@ -180,7 +194,10 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         has seen lit this episode, x-major, 0 elsewhere: what the agent has seen, as it is
         now. A down ladder is an item whether or not it is open."""
         f = self.floor if floor is None else floor
-        s = G.fetch((self._state.map[f], self._state.item_map[f]))
+        if self._host is not None:  # staged or reset from the cache: no fetch
+            s = (self._host.map[f], self._host.item_map[f])
+        else:
+            s = G.fetch((self._state.map[f], self._state.item_map[f]))
         blocks = np.where(self._seen[f], np.asarray(s[0]).T, 0).astype(np.uint8)
         items = np.where(self._seen[f], np.asarray(s[1]).T, 0).astype(np.uint8)
         return blocks.tobytes(), items.tobytes()
@@ -255,8 +272,10 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
             self._seed, self._episode = seed, -1
         self._episode += 1
         seed, episode = self._seed % 2**31, self._episode
+        self._host = None
         if self.cache_resets:
             self._state, self._key, bundle = G.reset_once(self.view_radius, seed, episode)
+            self._host = G.host_once(self.view_radius, seed, episode)
         else:
             self._state, self._key, bundle = self._game.reset(np.int32(seed), np.int32(episode))
         self._counts[:] = 0
@@ -268,6 +287,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         self._state, self._key, bundle = self._game.step(self._state, self._key, np.int32(action))
+        self._host = None
         self._steps += 1
         frame = self._decode(bundle)
         self._counts += frame.events
@@ -283,6 +303,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         """Re-read the state after the trusted process changed it (as validation scenarios
         do); returns the new info. Counts and the step count are kept."""
         self._sent_floor = -1
+        self._host = None  # `_state` may have been set directly (a snapshot's restore)
         return self._take(self._decode(self._game.observe(self._state)))
 
     @property

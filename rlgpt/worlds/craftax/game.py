@@ -23,6 +23,7 @@ Coordinates: craftax indexes [row, col]; rlgpt's x is craftax's column, y its ro
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -268,6 +269,25 @@ def reset_once(radius: int, seed: int, episode: int) -> tuple[Any, Any, Any]:
     return game(radius).reset(np.int32(seed), np.int32(episode))
 
 
+@functools.lru_cache(maxsize=32)
+def host_once(radius: int, seed: int, episode: int) -> Any:
+    """The world of `reset_once`, fetched to the host once (numpy leaves: read them, never
+    write them), for the staging that edits it state after state."""
+    return fetch(reset_once(radius, seed, episode)[0])
+
+
+@functools.cache
+def _placed(radius: int) -> Callable[[Any], tuple[Any, jax.Array]]:
+    none = jnp.zeros(len(F.achievements()), bool)
+    return jax.jit(lambda state: (state, _bundle(state, none, jnp.float32(0), radius)))
+
+
+def place(host: Any, radius: int) -> tuple[Any, jax.Array]:
+    """A host-edited state (numpy leaves) on the device, each leaf with its original dtype,
+    and its bundle, in one dispatch: `put`, then the game's `observe` (validation staging)."""
+    return _placed(radius)(jax.tree.map(np.asarray, host))
+
+
 @functools.cache
 def warm(radius: int) -> None:
     """Run each jitted call once (a compile, or a load from the disk cache, takes seconds)."""
@@ -275,6 +295,7 @@ def warm(radius: int) -> None:
     state, key, _ = g.reset(np.int32(0), np.int32(0))
     jax.block_until_ready(g.step(state, key, np.int32(0)))
     jax.block_until_ready(g.observe(state))
+    jax.block_until_ready(place(fetch(state), radius))
 
 
 def fetch(state: Any) -> Any:

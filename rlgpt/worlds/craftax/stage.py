@@ -195,17 +195,21 @@ class Board:
             key = f"player_{name}"
             p[key] = np.asarray(n, p[key].dtype)
 
-    def state(self) -> Any:
-        """The edited state, on the device."""
+    def host(self) -> Any:
+        """The edited state, on the host (for `CraftaxEnv.place`)."""
         s = self._state
         mobs = {k: getattr(s, k).replace(**v) for k, v in self.mobs.items()}
         inventory = s.inventory.replace(**self.inv)
         position = np.array([self.player[1], self.player[0]], np.int32)
-        return G.put(s.replace(
+        return s.replace(
             **self.a, **mobs, **self.player_fields, **self.clock, inventory=inventory,
             player_position=position, player_level=np.int32(self.level),
             player_direction=np.int32(self.direction),
-        ))  # fmt: skip
+        )  # fmt: skip
+
+    def state(self) -> Any:
+        """The edited state, on the device."""
+        return G.put(self.host())
 
 
 def stage(env: CraftaxEnv, spec: Scenario) -> StepInfo:
@@ -213,7 +217,7 @@ def stage(env: CraftaxEnv, spec: Scenario) -> StepInfo:
     env.reset(seed=spec.seed)
     if spec.precondition == "unknown":
         return env.last_info
-    board = Board(env.state)
+    board = Board(env.host_state())
     floor = F.floors().index(spec.floor or "overworld")
     board.set_floor(floor)
     px, py = board.player
@@ -268,11 +272,9 @@ def stage(env: CraftaxEnv, spec: Scenario) -> StepInfo:
     board.give(spec.inventory)
     if spec.memory == "remembered" and way.visit is not None:  # seen earlier, from the way
         board.player = at(way.visit)
-        env.state = board.state()
-        env.refresh()  # the env marks what the player sees from there
+        env.place(board.host())  # the env marks what the player sees from there
         board.player = (px, py)
-    env.state = board.state()
-    return env.refresh()
+    return env.place(board.host())
 
 
 def _mirrored(spec: Scenario, mx: int, my: int) -> Scenario:

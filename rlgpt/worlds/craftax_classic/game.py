@@ -47,6 +47,14 @@ os.environ.setdefault("XLA_FLAGS", SINGLE_THREAD)
 try:
     import jax
     import jax.numpy as jnp
+
+    if "JAX_CPU_ENABLE_ASYNC_DISPATCH" not in os.environ:
+        # Every step's bundle is read back at once, so async dispatch overlaps nothing, and
+        # handing each call to XLA's dispatch thread costs a wake-up: after the host slept
+        # waiting for a worker's reply (validation, training): a Craftax step of a
+        # validation read 2.0 to 3.3 ms, 1.7 to 3.0 inline (docs/validation.md, Cost). Read
+        # when JAX makes its CPU client: only if no JAX computation ran before this import.
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
     from craftax.craftax_classic import constants as C
     from craftax.craftax_classic.envs.craftax_state import EnvParams, EnvState, StaticEnvParams
     from craftax.craftax_classic.game_logic import craftax_step
