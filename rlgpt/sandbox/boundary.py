@@ -22,6 +22,7 @@ a user namespace maps the worker to that unprivileged user. A seccomp filter
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 import shutil
@@ -29,6 +30,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rlgpt.errors import UserError
+
+log = logging.getLogger(__name__)
 SANDBOX_UID = 65534
 CODE_ROOT = "/sandbox"
 PY_ROOT = "/python"
@@ -167,3 +171,18 @@ def bwrap_works() -> bool:
     finally:
         os.close(fd)
     return probe.returncode == 0
+
+
+class SandboxUnavailable(UserError):
+    """No isolation layer works here and degraded mode was not asked for (fail closed)."""
+
+
+def check_isolation(isolation: str) -> None:
+    """Say so where the sandbox is degraded; fail closed where no isolation layer works."""
+    if isolation == "degraded":
+        log.warning("sandbox in DEGRADED mode: rlimits and a clean environment only, no bwrap")
+    elif not bwrap_works():
+        raise SandboxUnavailable(
+            "no sandbox: bubblewrap or libseccomp is missing, or cannot unshare here; install "
+            "them (apt-get install bubblewrap libseccomp2) or set sandbox.isolation: degraded"
+        )

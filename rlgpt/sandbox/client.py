@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import shutil
 import signal
@@ -17,9 +16,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rlgpt.errors import MacroError, UserError
+from rlgpt.errors import MacroError
 from rlgpt.messages import CodedAction
-from rlgpt.sandbox.boundary import CLEAN_ENV, bwrap_command, bwrap_works, degraded_command
+from rlgpt.sandbox.boundary import (
+    CLEAN_ENV,
+    SandboxUnavailable,
+    bwrap_command,
+    bwrap_works,
+    check_isolation,
+    degraded_command,
+)
 from rlgpt.sandbox.limits import Limits
 from rlgpt.sandbox.package import SkillPackage
 from rlgpt.sandbox.patience import Patience
@@ -35,7 +41,7 @@ from rlgpt.sandbox.pipes import (
 from rlgpt.sandbox.plans import BadPlan
 from rlgpt.sandbox.seccomp import filter_fd
 from rlgpt.sandbox.stepping import PlanStepper
-from rlgpt.sandbox.wire import Replies, encode
+from rlgpt.sandbox.wire import Replies, encode, state_delta
 from rlgpt.textsafe import printable
 
 __all__ = [
@@ -47,7 +53,6 @@ __all__ = [
     "state_delta",
 ]
 
-log = logging.getLogger(__name__)
 MAX_REPLY_BYTES = 65_536
 WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
 LAUNCHER = Path(__file__).with_name("launch.py")  # limits applied before exec, not in a fork
@@ -58,37 +63,9 @@ IDLE_CPU_NS = 100_000_000  # CPU a worker may use between calls, when it should 
 BURST_CPU_NS = 400_000_000
 
 
-class SandboxUnavailable(UserError):
-    """No isolation layer works here and degraded mode was not asked for (fail closed)."""
-
-
 def _text(value: Any) -> str:
     """Text from the worker as rlgpt keeps it: one escaped line of at most 300 characters."""
     return printable(value, 300) if isinstance(value, str) else "(no message)"
-
-
-def check_isolation(isolation: str) -> None:
-    if isolation == "degraded":
-        log.warning("sandbox in DEGRADED mode: rlimits and a clean environment only, no bwrap")
-    elif not bwrap_works():
-        raise SandboxUnavailable(
-            "no sandbox: bubblewrap or libseccomp is missing, or cannot unshare here; install "
-            "them (apt-get install bubblewrap libseccomp2) or set sandbox.isolation: degraded"
-        )
-
-
-def state_delta(
-    state: dict[str, Any], sent: dict[str, Any], kept: tuple[str, ...]
-) -> dict[str, Any]:  # fmt: skip
-    """What goes to a worker of `state`: every key of the world's view state as it is, but
-    those of `kept` (the world's SkillPackage.sent_when_changed: its view keeps them when a
-    state leaves them out) only when they differ from `sent` (what the worker's view already
-    holds), which is updated."""
-    out: dict[str, Any] = {k: v for k, v in state.items() if k not in kept}
-    for key in kept:
-        if key in state and sent.get(key) != state[key]:
-            out[key] = sent[key] = state[key]
-    return out
 
 
 class MacroWorker:

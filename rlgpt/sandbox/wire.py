@@ -46,3 +46,17 @@ class Replies:
         """The host's side: the object a line holds (a fresh dict for a common one)."""
         known = self.known.get(line)
         return dict(known) if known is not None else json.loads(line)
+
+
+def state_delta(
+    state: dict[str, Any], sent: dict[str, Any], kept: tuple[str, ...]
+) -> dict[str, Any]:  # fmt: skip
+    """What goes to a worker of `state`: every key of the world's view state as it is, but
+    those of `kept` (the world's SkillPackage.sent_when_changed: its view keeps them when a
+    state leaves them out) only when they differ from `sent` (what the worker's view already
+    holds), which is updated."""
+    out: dict[str, Any] = {k: v for k, v in state.items() if k not in kept}
+    for key in kept:
+        if key in state and sent.get(key) != state[key]:
+            out[key] = sent[key] = state[key]
+    return out

@@ -161,10 +161,10 @@ def test_effect_share_decides(effects, share, ok):
 def test_a_missing_sandbox_stops_validation_instead_of_failing_the_action(monkeypatch):
     """Without the sandbox every action would be `crash` and the run would go on as plain PPO;
     the caller gets SandboxUnavailable (a one-line user error) instead."""
-    from rlgpt.sandbox import client
+    from rlgpt.sandbox import boundary
 
-    monkeypatch.setattr(client, "bwrap_works", lambda: False)
-    with pytest.raises(client.SandboxUnavailable, match="no sandbox"):
+    monkeypatch.setattr(boundary, "bwrap_works", lambda: False)
+    with pytest.raises(boundary.SandboxUnavailable, match="no sandbox"):
         validate_action(write_action("collect_wood", 80), sandbox=SANDBOX)
 
 
