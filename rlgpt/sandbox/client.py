@@ -174,7 +174,7 @@ class MacroWorker:
 
     def _call_waits(
         self, msg: dict[str, Any], timeout_s: float | None = None
-    ) -> Waits[dict[str, Any]]:  # fmt: skip
+    ) -> Waits[dict[str, Any]]:
         """Send one request; the reply object. Once the request is written, yields the reply
         pipe's descriptor: the caller may step other envs until it is readable, then resumes
         this (rlgpt/rl/interleave.py). Writing the request and reading the reply share one
@@ -244,8 +244,11 @@ class MacroWorker:
             return
         if now - self._cpu_mark > IDLE_CPU_NS:
             spent = (now - self._cpu_mark) / 1e9
-            raise self._fail("cpu", f"used {spent:.2f} s of CPU between calls, when it should "
-                             "be idle (a process left running?); killed")  # fmt: skip
+            raise self._fail(
+                "cpu",
+                f"used {spent:.2f} s of CPU between calls, when it should "
+                "be idle (a process left running?); killed",
+            )
         self._cpu_mark = now
 
     def _count_cpu(self, op: str) -> None:
@@ -267,10 +270,13 @@ class MacroWorker:
         if over > BURST_CPU_NS:
             steps = max(self._over[1], 1)
             per_step = self._over[2] / steps / 1e6
-            raise self._fail("cpu", f"costs {per_step:.1f} ms of CPU per step over {steps} "
-                             f"steps, more than the {self.step_cpu_ms:g} ms allowed "
-                             f"({self.step_cpu_why}; beyond a one-off "
-                             f"{BURST_CPU_NS / 1e9:g} s); killed")  # fmt: skip
+            raise self._fail(
+                "cpu",
+                f"costs {per_step:.1f} ms of CPU per step over {steps} "
+                f"steps, more than the {self.step_cpu_ms:g} ms allowed "
+                f"({self.step_cpu_why}; beyond a one-off "
+                f"{BURST_CPU_NS / 1e9:g} s); killed",
+            )
 
     def _planned_step(self) -> None:
         """A plan's step handed out without a round trip: a step, whose allowance pays back
@@ -288,7 +294,7 @@ class MacroWorker:
 
     def _advance(
         self, msg: dict[str, Any], state: dict[str, Any] | None = None
-    ) -> Waits[str | None]:  # fmt: skip
+    ) -> Waits[str | None]:
         """Send `msg` (whose view state is `state`); the action, None when done. A plan's
         first action, when the answer is a plan: the others come from `next`."""
         reply = yield from self._call_waits(msg)

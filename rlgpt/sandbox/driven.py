@@ -21,8 +21,10 @@ PRUNE_AT = 64
 
 
 def add_yield_from(name: str) -> str:
-    return (f"{name}(...) is a generator and does nothing unless driven: add `yield from` "
-            f"(`result = yield from {name}(view, ...)`)")  # fmt: skip
+    return (
+        f"{name}(...) is a generator and does nothing unless driven: add `yield from` "
+        f"(`result = yield from {name}(view, ...)`)"
+    )
 
 
 class SkillCalls:
@@ -51,8 +53,9 @@ class SkillCalls:
         last = self._pending[-1][1] if self._pending else None
         if self._since_action >= SPIN_CALLS and last is not None and _unstarted(last):
             # a loop that calls a skill and never drives it never yields: say why, now
-            raise self._error(f"called {name}(...) {SPIN_CALLS} times without one action; "
-                              + add_yield_from(name))  # fmt: skip
+            raise self._error(
+                f"called {name}(...) {SPIN_CALLS} times without one action; " + add_yield_from(name)
+            )
         self._pending.append((name, gen))
         if len(self._pending) > PRUNE_AT:
             self._pending = [(n, g) for n, g in self._pending if _unstarted(g)]

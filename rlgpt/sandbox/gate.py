@@ -52,7 +52,7 @@ EXPOSED: dict[str, frozenset[str]] = {
             "gauss",
             "seed",
         }
-    ),  # fmt: skip
+    ),
     "collections": frozenset({"deque", "defaultdict", "OrderedDict"}),  # C types
     "functools": frozenset({"reduce", "partial", "lru_cache", "cache", "cmp_to_key"}),
 }
@@ -99,8 +99,10 @@ def _check_import(node: ast.Import | ast.ImportFrom, line: object) -> None:
     for alias in node.names:
         if alias.name not in EXPOSED[mod]:
             offer = ", ".join(sorted(EXPOSED[mod])) if len(EXPOSED[mod]) < 12 else "its names"
-            raise GateError("gate", f"line {line}: '{alias.name}' is not available from {mod} "
-                            f"(available: {offer})")  # fmt: skip
+            raise GateError(
+                "gate",
+                f"line {line}: '{alias.name}' is not available from {mod} (available: {offer})",
+            )
 
 
 def _bound_names(node: ast.AST) -> list[str]:

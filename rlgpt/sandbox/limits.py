@@ -133,8 +133,10 @@ def mode() -> str:
     if _probe(_own("memory"), ("memory.limit_in_bytes",)) and _probe(_own("pids"), ("pids.max",)):
         log.info("sandbox limits: cgroup v1 (memory, pids, cpu, cpuacct)")
         return "cgroup1"
-    log.warning("sandbox limits: no writable cgroup; RLIMIT_NPROC and RLIMIT_CPU instead, and "
-                "CPU between calls is not measured")  # fmt: skip
+    log.warning(
+        "sandbox limits: no writable cgroup; RLIMIT_NPROC and RLIMIT_CPU instead, and "
+        "CPU between calls is not measured"
+    )
     return "rlimit"
 
 
@@ -198,8 +200,10 @@ class Limits:
             if run_memory_mib:
                 _write(groups["memory"] / key, run_limit)
         _write(groups["pids"] / "pids.max", str(RUN_PIDS_MAX))
-        self._make(groups["memory"] / name, {"memory.limit_in_bytes": limit,
-                                             "memory.memsw.limit_in_bytes": limit})  # fmt: skip
+        self._make(
+            groups["memory"] / name,
+            {"memory.limit_in_bytes": limit, "memory.memsw.limit_in_bytes": limit},
+        )
         self._make(groups["pids"] / name, {"pids.max": str(PIDS_MAX)})
         if "cpu" in groups:
             self._make(groups["cpu"] / name, {"cpu.cfs_quota_us": str(CPU_PERIOD_US)}, True)

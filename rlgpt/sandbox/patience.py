@@ -94,8 +94,10 @@ class Patience:
             return None, f"no complete answer within {waited:.1f}s, the end of its time (killed)"
         cpu = self._cpu_s()
         if cpu is not None and cpu >= self.limit - CPU_TOLERANCE_S:
-            return None, (f"no answer after {cpu:.1f}s of CPU, over the {self.limit:g}s a "
-                          "reply may take (a loop that never yields?) (killed)")  # fmt: skip
+            return None, (
+                f"no answer after {cpu:.1f}s of CPU, over the {self.limit:g}s a "
+                "reply may take (a loop that never yields?) (killed)"
+            )
         if now >= self.cap:
             return None, f"no complete answer within {waited:.1f}s (killed)"
         stats, throttled = schedstat(self._pids()), self._throttled_ns() or 0
@@ -107,8 +109,10 @@ class Patience:
         if self._seen and stats and span_ns >= self.interval * 1e9:
             busiest = max(v - self._seen.get(pid, 0) for pid, v in stats.items())
             if busiest + (throttled - self._throttled_at) < RUNNABLE_SHARE * span_ns:
-                return None, (f"no complete answer within {waited:.1f}s, and it was not "
-                              "running or waiting to run (asleep or blocked) (killed)")  # fmt: skip
+                return None, (
+                    f"no complete answer within {waited:.1f}s, and it was not "
+                    "running or waiting to run (asleep or blocked) (killed)"
+                )
         if self._seen is None or span_ns >= self.interval * 1e9:
             self._seen, self._seen_at, self._throttled_at = stats, now, throttled
         step = self.interval

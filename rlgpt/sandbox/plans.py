@@ -120,17 +120,21 @@ def plan_args(holds: Any, ends: Any, conditions: Collection[str]) -> tuple[str, 
         or isinstance(holds, str)
         or not all(isinstance(h, str) and h in conditions for h in names)
     ):
-        raise ValueError(f"holds takes a tuple of at most {MAX_HOLDS} of these names: "
-                         + ", ".join(conditions))  # fmt: skip
+        raise ValueError(
+            f"holds takes a tuple of at most {MAX_HOLDS} of these names: " + ", ".join(conditions)
+        )
     if ends is not None and not isinstance(ends, str):
         raise ValueError("ends takes the name of an achievement, e.g. 'collect_wood'")
     return names
 
 
 def walk_stretch(
-    plan_of: Callable[[list[str]], Plan], stretch: list[Cell], moves: Mapping[Cell, str],
-    start: Cell, position: Callable[[], Cell],
-) -> Generator[Any, Any, tuple[int, bool]]:  # fmt: skip
+    plan_of: Callable[[list[str]], Plan],
+    stretch: list[Cell],
+    moves: Mapping[Cell, str],
+    start: Cell,
+    position: Callable[[], Cell],
+) -> Generator[Any, Any, tuple[int, bool]]:
     """Walk `stretch` (unit steps seen to be free, from `start`): one move alone, more as one
     plan (`plan_of` makes it from the moves' names). Returns how many steps were taken and
     whether the player (`position()`) stands where they lead; a walk goes on from there as
@@ -185,8 +189,10 @@ def problem(plan: Plan, primitives: frozenset[str]) -> str | None:
     if not steps:
         return "yielded an empty plan: a plan takes at least one action"
     if len(steps) > MAX_STEPS:
-        return (f"yielded a plan of more than {MAX_STEPS} steps: walk a long path as several "
-                "plans (follow_path does)")  # fmt: skip
+        return (
+            f"yielded a plan of more than {MAX_STEPS} steps: walk a long path as several "
+            "plans (follow_path does)"
+        )
     for i, step in enumerate(steps):
         action = step.action
         faces = step.faces
@@ -196,8 +202,10 @@ def problem(plan: Plan, primitives: frozenset[str]) -> str | None:
             continue
         shown = repr(action)[:60]
         if not isinstance(action, str):
-            return (f"yielded a plan whose step {i + 1} is {shown} "
-                    f"({type(action).__name__}), not an action name (a str)")  # fmt: skip
+            return (
+                f"yielded a plan whose step {i + 1} is {shown} "
+                f"({type(action).__name__}), not an action name (a str)"
+            )
         near = difflib.get_close_matches(action[:60], sorted(primitives), n=1)
         hint = f"; did you mean {near[0]!r}?" if near else ""
         return f"yielded a plan whose step {i + 1} is {shown}, which is not an action{hint}"
@@ -207,8 +215,10 @@ def problem(plan: Plan, primitives: frozenset[str]) -> str | None:
 def reply(plan: Plan) -> dict[str, Any]:
     """The worker's reply with a plan it checked: {"plan": [[action, at, facing, free, holds,
     faces] a step], and "ends": the achievement that ends the call, if the plan says one}."""
-    steps = [[s.action, _pair(s.at), _pair(s.facing), _pair(s.free), list(s.holds), s.faces]
-             for s in steps_of(plan)]  # fmt: skip
+    steps = [
+        [s.action, _pair(s.at), _pair(s.facing), _pair(s.free), list(s.holds), s.faces]
+        for s in steps_of(plan)
+    ]
     return {"plan": steps} if plan._ends is None else {"plan": steps, "ends": plan._ends}
 
 
@@ -277,7 +287,7 @@ def _cell(value: Any, bound: int, units: bool = False) -> Cell | None:
 
 def lost(
     before: Mapping[str, int], after: Mapping[str, int], vitals: Iterable[str], drift: int = 1
-) -> bool:  # fmt: skip
+) -> bool:
     """Whether a step lost something a plan must not walk on past: an item (not a vital) that
     went down, or a vital that fell by more than its `drift` in one step (a hit, not hunger)."""
     keep = frozenset(vitals)

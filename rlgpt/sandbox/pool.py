@@ -41,8 +41,10 @@ def step_cpu_limit(limit_ms: float | None, validated_ms: float | None) -> tuple[
     relative = max(FLOOR_MS, FAR_OVER * validated_ms)
     if relative >= limit_ms:
         return limit_ms, "sandbox.step_cpu_ms"
-    return relative, (f"{FAR_OVER:g} times the {validated_ms:.2f} ms per step its validation "
-                      f"measured, at least {FLOOR_MS:g}")  # fmt: skip
+    return relative, (
+        f"{FAR_OVER:g} times the {validated_ms:.2f} ms per step its validation "
+        f"measured, at least {FLOOR_MS:g}"
+    )
 
 
 class MacroPool:

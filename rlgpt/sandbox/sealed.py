@@ -95,10 +95,12 @@ def view_proxy(real: Any, hidden: frozenset[str] = frozenset({"update"})) -> Any
     name goes to the real class's `__getattr__` (the skill API's did-you-mean errors)."""
     cls = type(real)
     members: dict[str, Any] = {
-        "__slots__": (), "__setattr__": _F["read_only"], "__delattr__": _F["read_only"],
+        "__slots__": (),
+        "__setattr__": _F["read_only"],
+        "__delattr__": _F["read_only"],
         "__getattr__": _F["lookup"](getattr(cls, "__getattr__", None), real),
         "__repr__": _F["shown"],
-    }  # fmt: skip
+    }
     for name in dir(cls):
         if name.startswith("_") or name in hidden:
             continue
@@ -114,7 +116,6 @@ def seal_api(api: dict[str, Any], proxy: Any, real: Any) -> dict[str, Any]:
     """The skill API for one action: functions sealed, and given `real` where the action
     passes its view `proxy`; constants as they are."""
     return {
-        k: _F["seal_swapping"](v, k, proxy, real) if callable(v) and not isinstance(v, type)
-        else v
+        k: _F["seal_swapping"](v, k, proxy, real) if callable(v) and not isinstance(v, type) else v
         for k, v in api.items()
-    }  # fmt: skip
+    }

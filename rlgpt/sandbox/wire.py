@@ -30,7 +30,7 @@ class Replies:
         # the host's side: a line (without its newline) -> the object it encodes
         self.known: dict[bytes, dict[str, Any]] = {
             line[:-1]: {"action": a} for a, line in self.lines.items()
-        }  # fmt: skip
+        }
         self.known[self.done[:-1]] = dict(DONE)
 
     def line(self, reply: dict[str, Any]) -> bytes:
@@ -50,7 +50,7 @@ class Replies:
 
 def state_delta(
     state: dict[str, Any], sent: dict[str, Any], kept: tuple[str, ...]
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """What goes to a worker of `state`: every key of the world's view state as it is, but
     those of `kept` (the world's SkillPackage.sent_when_changed: its view keeps them when a
     state leaves them out) only when they differ from `sent` (what the worker's view already

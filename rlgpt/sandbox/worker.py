@@ -149,9 +149,7 @@ class _Worker:
         """The game's primitive action names, as the host's load named them."""
         return self._primitives
 
-    def _namespace(
-        self, gated: bool, view: Any, calls: SkillCalls
-    ) -> tuple[dict[str, Any], Any]:  # fmt: skip
+    def _namespace(self, gated: bool, view: Any, calls: SkillCalls) -> tuple[dict[str, Any], Any]:
         """A fresh namespace (own builtins, own importer, immutable API tables, all sealed;
         generator skills note what they hand out to `calls`) and what the action is given as
         its view (a sealed proxy of `view`)."""
@@ -161,8 +159,9 @@ class _Worker:
         safe = {k: member(getattr(builtins, k), k) for k in SAFE_BUILTINS if hasattr(builtins, k)}
         safe["__import__"] = make_importer(self._exposed)
         proxy = view_proxy(view)
-        api = {k: MappingProxyType(dict(v)) if isinstance(v, dict) else v
-               for k, v in skills.items()}  # fmt: skip
+        api = {
+            k: MappingProxyType(dict(v)) if isinstance(v, dict) else v for k, v in skills.items()
+        }
         return {"__builtins__": safe, **seal_api(api, proxy, view)}, proxy
 
     def load(self, msg: dict[str, Any]) -> dict[str, Any]:

@@ -116,9 +116,7 @@ def judge(run: Run, ach: str | None, own: str | None, rules: Rules) -> tuple[str
     return _met(run, ach, where)
 
 
-def _whole_call(
-    run: Run, ach: str | None, end_steps: int, where: str
-) -> tuple[str, str] | None:  # fmt: skip
+def _whole_call(run: Run, ach: str | None, end_steps: int, where: str) -> tuple[str, str] | None:
     """After its effect: the effect once, and an end within `end_steps` steps."""
     if run.rises > 1:
         return "repeated_effect", (
@@ -211,8 +209,11 @@ def verdict(
 ) -> ActionValidation:
     """One verdict from the scenario outcomes: fatal errors and no_action first, then the
     share of effects, then any other failure, in scenario order."""
-    share = [o for o in outcomes if o.spec is not None and o.spec.precondition == "met"
-             and o.spec.effect == "share"]  # fmt: skip
+    share = [
+        o
+        for o in outcomes
+        if o.spec is not None and o.spec.precondition == "met" and o.spec.effect == "share"
+    ]
     failed = [o for o in outcomes if not o.ok]
     first = next((o for o in failed if o.error_kind in FATAL or o.error_kind == "no_action"), None)
     effects = sum(1 for o in share if o.effect)
@@ -220,8 +221,10 @@ def verdict(
     if first is None and missed is not None and effects < required:
         first = missed
         detail = "; ".join(o.message for o in share if not o.effect)
-        message = (f"its effect happened in {effects} of {len(share)} scenarios where its "
-                   f"precondition held, needs {required}: {detail}")  # fmt: skip
+        message = (
+            f"its effect happened in {effects} of {len(share)} scenarios where its "
+            f"precondition held, needs {required}: {detail}"
+        )
         return ActionValidation(
             name=name, ok=False, error_kind="no_effect", message=message, trace=first.trace,
             expected_effect=expected, scenarios=outcomes,

@@ -72,13 +72,19 @@ class Budget:
             return  # within the limit however it is counted: nothing to read
         queued = max(0, queued_ns(worker.pids()) - self._queued0) / 1e9
         if wall > self.limit_s * WALL_SLACK:
-            raise MacroError("timeout", f"validation ran past {WALL_SLACK:g} times its "
-                             f"{self.limit_s:g} s limit in wall time: "
-                             f"{self.where(worker, wall, queued)}")  # fmt: skip
+            raise MacroError(
+                "timeout",
+                f"validation ran past {WALL_SLACK:g} times its "
+                f"{self.limit_s:g} s limit in wall time: "
+                f"{self.where(worker, wall, queued)}",
+            )
         if replies - queued > self.limit_s:
-            raise MacroError("timeout", f"the action took {replies - queued:.1f} s to answer, "
-                             f"over the {self.limit_s:g} s allowed (sandbox.timeout_s): "
-                             f"{self.where(worker, wall, queued)}")  # fmt: skip
+            raise MacroError(
+                "timeout",
+                f"the action took {replies - queued:.1f} s to answer, "
+                f"over the {self.limit_s:g} s allowed (sandbox.timeout_s): "
+                f"{self.where(worker, wall, queued)}",
+            )
 
     def where(self, worker: MacroWorker, wall: float, queued: float) -> str:
         """Where the time went, for a timeout's message."""
@@ -86,11 +92,13 @@ class Budget:
         cpu = f", {worker.cpu_ns / 1e9:.1f} s of its CPU" if worker.cpu_ns else ""
         host = max(0, queued_ns() - self.host0) / 1e9
         game = max(0.0, wall - replies - host)
-        return (f"its replies took {replies:.1f} s{cpu} over {worker.steps} steps "
-                f"({queued:.1f} s of it waiting for a busy CPU, not charged); the game's "
-                f"staging and steps {game:.1f} s (not charged); before the first state, the "
-                f"cold start (imports, compilation, the worker's start) {self.cold_s:.1f} s "
-                "(not charged)")  # fmt: skip
+        return (
+            f"its replies took {replies:.1f} s{cpu} over {worker.steps} steps "
+            f"({queued:.1f} s of it waiting for a busy CPU, not charged); the game's "
+            f"staging and steps {game:.1f} s (not charged); before the first state, the "
+            f"cold start (imports, compilation, the worker's start) {self.cold_s:.1f} s "
+            "(not charged)"
+        )
 
 
 @functools.cache
@@ -168,10 +176,12 @@ def _expected(world: World, ach: str | None, budget: int, required: int, count: 
     req = world.requirement_text(ach) if ach else None
     if req is None:
         return "unknown (not named after an achievement): checked for safety only"
-    return (f"achievement '{ach}' rises within {budget} steps in {required} of {count} states "
-            f"where its precondition holds ({req}); there and in harder states from later in an "
-            f"episode it raises it once, ends soon after, keeps the player alive and never "
-            f"steps into danger, and where it cannot succeed it ends at once")  # fmt: skip
+    return (
+        f"achievement '{ach}' rises within {budget} steps in {required} of {count} states "
+        f"where its precondition holds ({req}); there and in harder states from later in an "
+        f"episode it raises it once, ends soon after, keeps the player alive and never "
+        f"steps into danger, and where it cannot succeed it ends at once"
+    )
 
 
 def validate_action(
@@ -270,14 +280,17 @@ def _static_failure(action: CodedAction, exc: GateError) -> ActionValidation:
 
 
 def validate_all(
-    coded: list[CodedAction], *, sandbox: SandboxParams, view_radius: int = 4,
+    coded: list[CodedAction],
+    *,
+    sandbox: SandboxParams,
+    view_radius: int = 4,
     world: str = DEFAULT_WORLD,
-) -> ValidationReport:  # fmt: skip
+) -> ValidationReport:
     """Validate every coded action of `world`; each gets its own fresh worker."""
     report = ValidationReport(
         actions=[
             validate_action(c, sandbox=sandbox, view_radius=view_radius, world=world) for c in coded
-        ]  # fmt: skip
+        ]
     )
     for v in report.failed():
         log.info("validation: %s failed (%s): %s", v.name, v.error_kind, v.message)

@@ -15,7 +15,7 @@ from rlgpt.worlds.craftax.planner import (
     plan_steps,
     precondition_of,
     survival_steps,
-)  # fmt: skip
+)
 from rlgpt.worlds.craftax.rules import requirement
 
 # the fewest primitive steps a call of each kind gets (a descent finds a ladder, clears a floor
@@ -25,11 +25,13 @@ KIND_BUDGET = {
     "plant": 80, "place": 80, "make": 120, "sleep": 400, "use": 40,
 }  # fmt: skip
 USE_BODIES = {
-    "fire_bow": ["foes = hostiles(view)",
-                 "if not (foes and (yield from shoot(view, foes[0][:2]))):",
-                 '    yield "shoot_arrow"'],
+    "fire_bow": [
+        "foes = hostiles(view)",
+        "if not (foes and (yield from shoot(view, foes[0][:2]))):",
+        '    yield "shoot_arrow"',
+    ],
     "drink_potion": ["if not (yield from drink_a_potion(view)):", "    return"],
-}  # fmt: skip
+}
 
 
 def _floors_with(target: str) -> tuple[str, ...]:
@@ -120,8 +122,10 @@ def write_action(ach: str, step_budget: int, revised: bool = False) -> CodedActi
     else:
         tpl, doc = "use", f"Use what is held until '{ach}' rises."
         body = "\n        ".join(_use_body(ach))
-        values |= {"requires": {k: v for k, v in req.items.items() if not k.startswith("potion")},
-                   "body": body}  # fmt: skip
+        values |= {
+            "requires": {k: v for k, v in req.items.items() if not k.startswith("potion")},
+            "body": body,
+        }
     source = template(tpl).substitute(values | {"doc": doc})
     budget = max(step_budget, KIND_BUDGET.get(req.kind, 0))
     return CodedAction(name=ach, docstring=doc, source=source, step_budget=min(2000, budget))
@@ -153,10 +157,12 @@ def decompose(task: TaskSpec, modes: dict[str, str], notes: dict[str, str]) -> D
             name=ach, description=f"keep alive: '{ach}' when needed", mode="code", count=1,
             precondition=precondition_of(ach), expected_effect=effect_of(ach, 1), survival=True,
         ))  # fmt: skip
-    why = ("Sub-actions follow Craftax's tech tree: tools and weapons on the overworld, then "
-           "each floor down (a floor's ladder opens once 8 of its monsters are killed). Each "
-           "is coded (the reference library has code for it) unless the evidence says its "
-           "code fails.")  # fmt: skip
+    why = (
+        "Sub-actions follow Craftax's tech tree: tools and weapons on the overworld, then "
+        "each floor down (a floor's ladder opens once 8 of its monsters are killed). Each "
+        "is coded (the reference library has code for it) unless the evidence says its "
+        "code fails."
+    )
     why += "".join(f" {name}: {note}." for name, note in notes.items())
     if survival_steps(target) or depth(target) > 0:
         why += " The plan goes below the overworld or meets nights: survival actions keep the "

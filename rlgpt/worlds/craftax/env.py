@@ -46,8 +46,11 @@ def inventory_of(frame: G.Frame) -> dict[str, int]:
     out["diamond_armour"] = sum(a >= 2 for a in frame.armour)
     out |= {f"potion_{c}": n for c, n in zip(F.POTIONS, frame.potions, strict=True)}
     out |= {"fireball": s["fireball"], "iceball": s["iceball"]}
-    out |= {"enchanted_sword": int(s["sword_ench"] > 0), "enchanted_bow": int(s["bow_ench"] > 0),
-            "enchanted_armour": sum(e > 0 for e in frame.armour_enchantments)}  # fmt: skip
+    out |= {
+        "enchanted_sword": int(s["sword_ench"] > 0),
+        "enchanted_bow": int(s["bow_ench"] > 0),
+        "enchanted_armour": sum(e > 0 for e in frame.armour_enchantments),
+    }
     return {k: int(out[k]) for k in F.items()}
 
 
@@ -225,8 +228,11 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         }  # fmt: skip
         if start or s["floor"] != self._sent_floor:
             mem_blocks, mem_items = self.memory()
-            state |= {"memory": mem_blocks.hex(), "memory_items": mem_items.hex(),
-                      "area": self.area}  # fmt: skip
+            state |= {
+                "memory": mem_blocks.hex(),
+                "memory_items": mem_items.hex(),
+                "area": self.area,
+            }
             self._sent_floor = s["floor"]
         return state
 

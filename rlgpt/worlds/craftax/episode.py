@@ -53,7 +53,7 @@ from rlgpt.worlds.grid.episode import (
     SEED_OFFSET,
     SLEEPER_HEALTH,
     hostile_at,
-)  # fmt: skip
+)
 from rlgpt.worlds.grid.layout import hazard_cells, out_of_view
 
 CLOSED_STEPS = 200  # a kill, a walk to the ladder and down: 10 to 44 steps for the library

@@ -111,8 +111,10 @@ def floor_mobs() -> dict[str, dict[str, str]]:
     """floor -> class -> the mob that spawns there (FLOOR_MOB_MAPPING); the overworld's are
     cow, zombie, skeleton; the graveyard's spawn in the necromancer's waves."""
     table = np.asarray(C.FLOOR_MOB_MAPPING)
-    return {f: {cls: mob_names()[cls][int(table[i][j])] for j, cls in enumerate(MOB_CLASSES)}
-            for i, f in enumerate(floors())}  # fmt: skip
+    return {
+        f: {cls: mob_names()[cls][int(table[i][j])] for j, cls in enumerate(MOB_CLASSES)}
+        for i, f in enumerate(floors())
+    }
 
 
 @functools.cache
@@ -133,8 +135,10 @@ def floor_blocks() -> dict[str, frozenset[str]]:
     dungeons = W.ALL_DUNGEON_CONFIGS
     for i, f in enumerate(("dungeon", "sewers", "vault")):
         names = {"path", "wall", "wall_moss", "darkness", "chest"}
-        names |= {blocks()[int(np.asarray(getattr(dungeons, k))[i])] for k in (
-            "special_block", "fountain_block", "rare_path_replacement_block")}  # fmt: skip
+        names |= {
+            blocks()[int(np.asarray(getattr(dungeons, k))[i])]
+            for k in ("special_block", "fountain_block", "rare_path_replacement_block")
+        }
         out[f] = frozenset(names)
     return out
 
@@ -182,11 +186,13 @@ STATIONS = ("table", "furnace")
 # one-use actions: what each needs held (the rest of its precondition is in words, RULES)
 USE: dict[str, dict[str, int]] = {
     "fire_bow": {"bow": 1, "arrow": 1},
-    "learn_fireball": {"book": 1}, "learn_iceball": {"book": 1},
-    "cast_fireball": {"fireball": 1, "mana": 2}, "cast_iceball": {"iceball": 1, "mana": 2},
+    "learn_fireball": {"book": 1},
+    "learn_iceball": {"book": 1},
+    "cast_fireball": {"fireball": 1, "mana": 2},
+    "cast_iceball": {"iceball": 1, "mana": 2},
     "enchant_sword": {"wood_sword": 1, "mana": 9},
     "enchant_armour": {"iron_armour": 1, "mana": 9},
-}  # fmt: skip
+}
 
 
 @functools.cache

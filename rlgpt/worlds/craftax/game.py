@@ -74,8 +74,11 @@ def _inventory_events() -> tuple[tuple[int, str, int], ...]:
         (ach[f"collect_{m}"], m, 0)
         for m in ("wood", "stone", "coal", "iron", "diamond", "ruby", "sapphire", "sapling")
     ]
-    rows += [(ach["find_bow"], "bow", 0), (ach["make_arrow"], "arrows", 0),
-             (ach["make_torch"], "torches", 0)]  # fmt: skip
+    rows += [
+        (ach["find_bow"], "bow", 0),
+        (ach["make_arrow"], "arrows", 0),
+        (ach["make_torch"], "torches", 0),
+    ]
     rows += [(ach[f"make_{t}"], "pickaxe", k + 1) for k, t in enumerate(F.PICKAXES)]
     rows += [(ach[f"make_{t}"], "sword", k + 1) for k, t in enumerate(F.SWORDS)]
     return tuple(rows)
@@ -112,8 +115,9 @@ def _window(state: Any, radius: int) -> jax.Array:
     items = cut(jnp.pad(state.item_map[level], radius))
     lit = cut(jnp.pad(state.light_map[level], radius)) > 0.05  # render_craftax_symbolic's rule
     shut = state.monsters_killed[level] < F.KILLS_TO_OPEN
-    items = jnp.where(shut & (items == C.ItemType.LADDER_DOWN.value),
-                      C.ItemType.LADDER_DOWN_BLOCKED.value, items)  # fmt: skip
+    items = jnp.where(
+        shut & (items == C.ItemType.LADDER_DOWN.value), C.ItemType.LADDER_DOWN_BLOCKED.value, items
+    )
     mobs = jnp.zeros((side, side), jnp.int32)
     layers = [(getattr(state, k), 1 + 8 * c) for c, k in enumerate(MOB_KINDS)]
     layers += [

@@ -25,8 +25,10 @@ from rlgpt.worlds.craftax.scenarios import floors_of
 
 # survival sub-action -> (its vital, the highest value at which it may be called)
 NEED: dict[str, tuple[str, int]] = {
-    "collect_drink": ("drink", 6), "eat_cow": ("food", 6), "wake_up": ("energy", 3),
-}  # fmt: skip
+    "collect_drink": ("drink", 6),
+    "eat_cow": ("food", 6),
+    "wake_up": ("energy", 3),
+}
 TOOLS = frozenset((*F.PICKAXES, *F.SWORDS))
 
 
@@ -112,8 +114,10 @@ class CraftaxMask:
         if self.plannable:
             built = frozenset(s for s, up in standing.items() if up)
             todo = still_to_collect(self.task, inventory, built, floor)
-        ok = {n: self.allowed(n, inventory, achieved, standing, floor, todo) and not disabled(n)
-              for n in self.names}  # fmt: skip
+        ok = {
+            n: self.allowed(n, inventory, achieved, standing, floor, todo) and not disabled(n)
+            for n in self.names
+        }
         if self.ordered:
             step = next((n for n in self.chain if not self._effect_holds(
                 n, inventory, achieved, standing, floor, todo)), None)  # fmt: skip

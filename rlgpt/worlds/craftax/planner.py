@@ -32,15 +32,18 @@ GEAR: dict[int, tuple[tuple[str, int], ...]] = {
 # special prerequisites (achievements before the achievement itself)
 BEFORE: dict[str, tuple[str, ...]] = {
     "fire_bow": ("make_arrow", "find_bow"),  # arrows are made at a table: on the overworld
-    "find_bow": ("enter_dungeon",), "open_chest": ("enter_dungeon",),
+    "find_bow": ("enter_dungeon",),
+    "open_chest": ("enter_dungeon",),
     "drink_potion": ("open_chest",),
     "learn_fireball": ("enter_sewers", "open_chest"),
     "learn_iceball": ("enter_sewers", "open_chest"),
-    "cast_fireball": ("learn_fireball",), "cast_iceball": ("learn_iceball",),
-    "eat_plant": ("place_plant",), "place_plant": ("collect_sapling",),
+    "cast_fireball": ("learn_fireball",),
+    "cast_iceball": ("learn_iceball",),
+    "eat_plant": ("place_plant",),
+    "place_plant": ("collect_sapling",),
     "place_torch": ("make_torch",),
     "enter_gnomish_mines": ("find_bow",),  # the dungeon's first chest: a bow for its mages
-}  # fmt: skip
+}
 # items no recipe makes: the achievement that brings them
 GIVES = {
     "bow": "find_bow",
@@ -57,9 +60,12 @@ class _Planner:
     """Walks the tech tree from a state (inventory, stations standing, floor reached)."""
 
     def __init__(
-        self, inventory: Mapping[str, int] | None = None,
-        stations: frozenset[str] = frozenset(), floor: int = 0, deepest: int = 0,
-    ) -> None:  # fmt: skip
+        self,
+        inventory: Mapping[str, int] | None = None,
+        stations: frozenset[str] = frozenset(),
+        floor: int = 0,
+        deepest: int = 0,
+    ) -> None:
         self.deepest = deepest  # the gear is for the deepest floor the plan reaches
         self.inv: Counter[str] = Counter({k: int(v) for k, v in (inventory or {}).items()})
         self.stations = set(stations)
@@ -198,8 +204,9 @@ def survival_steps(target: str) -> list[str]:
     return [s for s in SURVIVAL if s not in counts and s != target]
 
 
-def still_to_collect(target: str, inventory: Mapping[str, int], stations: frozenset[str],
-                     floor: int) -> dict[str, int]:  # fmt: skip
+def still_to_collect(
+    target: str, inventory: Mapping[str, int], stations: frozenset[str], floor: int
+) -> dict[str, int]:
     """What the plan for `target` still collects from this state (the items held, the
     stations standing, the floor the player is on)."""
     held = {k: v for k, v in inventory.items() if k not in F.VITALS and v}
@@ -207,8 +214,9 @@ def still_to_collect(target: str, inventory: Mapping[str, int], stations: frozen
 
 
 @functools.lru_cache(maxsize=4096)
-def _still(target: str, held: tuple[tuple[str, int], ...], stations: frozenset[str],
-           floor: int) -> tuple[tuple[str, int], ...]:  # fmt: skip
+def _still(
+    target: str, held: tuple[tuple[str, int], ...], stations: frozenset[str], floor: int
+) -> tuple[tuple[str, int], ...]:
     planner = _Planner(dict(held), stations, floor, deepest=depth(target))
     try:
         planner.achieve(target)

@@ -127,8 +127,7 @@ def _requirement(ach: str) -> Requirement | None:
         return Requirement(ach, "descend", target="ladder_down", floor=F.floors()[floor - 1])
     if ach in ("defeat_necromancer", "damage_necromancer"):
         items, extra = _armed("graveyard")
-        return Requirement(ach, "boss", items, target="necromancer", floor="graveyard",
-                           extra=extra)  # fmt: skip
+        return Requirement(ach, "boss", items, target="necromancer", floor="graveyard", extra=extra)
     if kind in ("eat", "defeat") and ach != "eat_plant":
         mob = F.MOB_SPELLING.get(name, name)
         home = first_floor(F.floor_mobs(), mob)
@@ -147,9 +146,11 @@ ARMS: dict[int, tuple[dict[str, int], dict[str, int]]] = {
     3: ({"iron_sword": 1}, {"iron_armour": 4}),
     4: ({"iron_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),  # knights
     5: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13}),
-    6: ({"diamond_sword": 1}, {"diamond_armour": 4, "strength": 5, "health": 13,
-                               "enchanted_armour": 4}),
-}  # fmt: skip
+    6: (
+        {"diamond_sword": 1},
+        {"diamond_armour": 4, "strength": 5, "health": 13, "enchanted_armour": 4},
+    ),
+}
 
 
 def _armed(floor: str) -> tuple[dict[str, int], dict[str, int]]:

@@ -53,8 +53,11 @@ def _layout(req: Requirement, i: int, radius: int) -> dict[str, Any]:
         apart = len(req.stations) > 1 and i % 3 != 0 and radius >= 4
         if apart:
             t = APART_OFFSETS[i % len(APART_OFFSETS)]
-        second = (t[0] + 2 * axes(t)[0][0], t[1] + 2 * axes(t)[0][1]) if apart else (
-            t[0] + axes(t)[1][0], t[1] + axes(t)[1][1])  # fmt: skip
+        second = (
+            (t[0] + 2 * axes(t)[0][0], t[1] + 2 * axes(t)[0][1])
+            if apart
+            else (t[0] + axes(t)[1][0], t[1] + axes(t)[1][1])
+        )
         out["stations"] = dict(zip(req.stations[:2], (t, second), strict=False))
     elif req.target and req.target != "grass":
         out["target"], out["target_at"] = req.target, t
@@ -156,5 +159,7 @@ def plan_scenarios(
         out += episode_states(req, _met_inventory(req), layouts, seed_base=seed_base,
                               budget=budget, floor=floor, radius=radius)  # fmt: skip
     # below the overworld the player got there by the plan: it holds the pickaxes that left
-    return [o.model_copy(update={"inventory": as_reached(ach, o.inventory)}) if o.floor else o
-            for o in out]  # fmt: skip
+    return [
+        o.model_copy(update={"inventory": as_reached(ach, o.inventory)}) if o.floor else o
+        for o in out
+    ]

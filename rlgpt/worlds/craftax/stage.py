@@ -51,8 +51,10 @@ class Board:
         arrays = ("map", "item_map", "mob_map", "light_map", "monsters_killed", "down_ladders",
                   "chests_opened", "learned_spells", "armour_enchantments")  # fmt: skip
         self.a = {k: np.array(getattr(s, k)) for k in arrays}
-        self.mobs = {k: {f: np.array(getattr(getattr(s, k), f)) for f in FIELDS}
-                     for k in (*MOBS, *PROJECTILES)}  # fmt: skip
+        self.mobs = {
+            k: {f: np.array(getattr(getattr(s, k), f)) for f in FIELDS}
+            for k in (*MOBS, *PROJECTILES)
+        }
         self.inv: dict[str, Any] = {k: np.array(v) for k, v in vars(s.inventory).items()}
         self.player_fields: dict[str, Any] = {k: np.array(getattr(s, k)) for k in (
             "player_health", "player_food", "player_drink", "player_energy", "player_mana",
@@ -101,8 +103,10 @@ class Board:
     # -- the player's floor and mobs ----------------------------------------------------
     def set_clock(self, step: int) -> None:
         """The episode's clock at `step` (craftax's light level follows it, as on Crafter)."""
-        self.clock = {"timestep": np.asarray(step, self.clock["timestep"].dtype),
-                      "light_level": np.asarray(daylight_at(step), np.float32)}  # fmt: skip
+        self.clock = {
+            "timestep": np.asarray(step, self.clock["timestep"].dtype),
+            "light_level": np.asarray(daylight_at(step), np.float32),
+        }
 
     def set_floor(self, floor: int) -> None:
         """Put the player on `floor`, where a descent arrives (the floor's ladder up), with
@@ -283,13 +287,15 @@ def _mirrored(spec: Scenario, mx: int, my: int) -> Scenario:
     def m(d: tuple[int, int]) -> tuple[int, int]:
         return (mx * d[0], my * d[1])
 
-    return spec.model_copy(update={
-        "stations": {k: m(v) for k, v in spec.stations.items()},
-        "target_at": None if spec.target_at is None else m(spec.target_at),
-        "hostiles": {k: m(v) for k, v in spec.hostiles.items()},
-        "hazards": {k: [m(c) for c in v] for k, v in spec.hazards.items()},
-        "facing": m(spec.facing),
-    })  # fmt: skip
+    return spec.model_copy(
+        update={
+            "stations": {k: m(v) for k, v in spec.stations.items()},
+            "target_at": None if spec.target_at is None else m(spec.target_at),
+            "hostiles": {k: m(v) for k, v in spec.hostiles.items()},
+            "hazards": {k: [m(c) for c in v] for k, v in spec.hazards.items()},
+            "facing": m(spec.facing),
+        }
+    )
 
 
 def _fitted(spec: Scenario, board: Board) -> Scenario:
@@ -298,8 +304,11 @@ def _fitted(spec: Scenario, board: Board) -> Scenario:
     lie by its edge; a cell of the way in beyond it is simply not laid)."""
     for mx, my in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
         laid = _mirrored(spec, mx, my) if (mx, my) != (1, 1) else spec
-        cells = [*laid.stations.values(), *laid.hostiles.values(),
-                 *(c for v in laid.hazards.values() for c in v)]  # fmt: skip
+        cells = [
+            *laid.stations.values(),
+            *laid.hostiles.values(),
+            *(c for v in laid.hazards.values() for c in v),
+        ]
         cells += [laid.target_at] if laid.target_at else []
         px, py = board.player
         if all(board.inside((px + c[0], py + c[1])) for c in cells):
@@ -308,9 +317,12 @@ def _fitted(spec: Scenario, board: Board) -> Scenario:
 
 
 def _clear_wanted(
-    board: Board, spec: Scenario, at: Callable[[tuple[int, int]], tuple[int, int]], base: str,
+    board: Board,
+    spec: Scenario,
+    at: Callable[[tuple[int, int]], tuple[int, int]],
+    base: str,
     r: int,
-) -> None:  # fmt: skip
+) -> None:
     """Anything the action needs within `r` cells (but the player's own) becomes ground."""
     wanted = {spec.target, *spec.stations} - {None}
     for dx in range(-r, r + 1):

@@ -56,8 +56,11 @@ def semantic_names() -> tuple[str, ...]:
 @functools.cache
 def _lookup() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     ids = {n: i for i, n in enumerate(semantic_names())}
-    return (tuple(ids[n] for n in block_names()), tuple(ids[n] for n in F.ITEM_BLOCKS),
-            tuple(ids[n] for n in mob_names()))  # fmt: skip
+    return (
+        tuple(ids[n] for n in block_names()),
+        tuple(ids[n] for n in F.ITEM_BLOCKS),
+        tuple(ids[n] for n in mob_names()),
+    )
 
 
 def semantic_id(block: int, item: int, mob: int) -> int:

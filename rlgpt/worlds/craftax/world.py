@@ -32,17 +32,20 @@ SKILL_PACKAGE = "rlgpt.worlds.craftax.skills"
 @functools.cache
 def facts_text() -> str:
     """The tech tree and the floors, as YAML for prompts."""
-    floors = {f: {"blocks": sorted(F.floor_blocks()[f]), "mobs": F.floor_mobs()[f]}
-              for f in F.floors()}  # fmt: skip
+    floors = {
+        f: {"blocks": sorted(F.floor_blocks()[f]), "mobs": F.floor_mobs()[f]} for f in F.floors()
+    }
     data = {
         "collect": {m: {"gives": i, "pickaxe_level": lvl} for m, (i, lvl) in F.COLLECT.items()},
-        "make": {k: {"uses": v["uses"], "nearby": list(v["nearby"]), "gives": v.get("gives", 1)}
-                 for k, v in F.MAKE.items()},
+        "make": {
+            k: {"uses": v["uses"], "nearby": list(v["nearby"]), "gives": v.get("gives", 1)}
+            for k, v in F.MAKE.items()
+        },
         "place": {k: {"uses": v["uses"], "where": list(v["where"])} for k, v in F.PLACE.items()},
         "use": F.USE,
         "floors": floors,
         "achievement_reward": F.reward(),
-    }  # fmt: skip
+    }
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
 
 

@@ -133,8 +133,9 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         ids = {n: i for i, n in enumerate(semantic_names())}
         for kind in G.MOBS:
             mobs = getattr(s, kind)
-            for (row, col), alive in zip(np.asarray(mobs.position), np.asarray(mobs.mask),
-                                         strict=True):  # fmt: skip
+            for (row, col), alive in zip(
+                np.asarray(mobs.position), np.asarray(mobs.mask), strict=True
+            ):
                 if alive:
                     sem[row, col] = ids[G.MOB_NAMES[kind]]
         row, col = (int(v) for v in np.asarray(s.player_position))

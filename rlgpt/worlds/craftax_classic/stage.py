@@ -29,8 +29,11 @@ from rlgpt.worlds.grid.layout import way_in
 
 HOSTILE = ("zombies", "skeletons", "arrows")
 CREATURES = {"cow": "cows", "zombie": "zombies", "skeleton": "skeletons"}
-HEALTH = {"cows": G.PARAMS.cow_health, "zombies": G.PARAMS.zombie_health,
-          "skeletons": G.PARAMS.skeleton_health}  # fmt: skip
+HEALTH = {
+    "cows": G.PARAMS.cow_health,
+    "zombies": G.PARAMS.zombie_health,
+    "skeletons": G.PARAMS.skeleton_health,
+}
 RIPE_AGE = 600  # craftax's update_plants: a growing plant of this age is ripe
 HOSTILE_RADIUS = 12
 
@@ -46,9 +49,11 @@ class Board:
         self.mob_map = np.array(s.mob_map)
         fields = ("position", "health", "mask", "attack_cooldown")
         self.mobs = {k: {f: np.array(getattr(getattr(s, k), f)) for f in fields} for k in G.MOBS}
-        self.plants = {"positions": np.array(s.growing_plants_positions),
-                       "age": np.array(s.growing_plants_age),
-                       "mask": np.array(s.growing_plants_mask)}  # fmt: skip
+        self.plants = {
+            "positions": np.array(s.growing_plants_positions),
+            "age": np.array(s.growing_plants_age),
+            "mask": np.array(s.growing_plants_mask),
+        }
         row, col = (int(v) for v in np.asarray(s.player_position))
         self.player = (col, row)
         self.direction = int(s.player_direction)
@@ -75,8 +80,9 @@ class Board:
     def remove_mobs(self, keep: Callable[[str, tuple[int, int]], bool]) -> None:
         """Remove every mob (arrows included) for which `keep(kind, (x, y))` is false."""
         for kind, mobs in self.mobs.items():
-            for i, ((row, col), alive) in enumerate(zip(mobs["position"], mobs["mask"],
-                                                        strict=True)):  # fmt: skip
+            for i, ((row, col), alive) in enumerate(
+                zip(mobs["position"], mobs["mask"], strict=True)
+            ):
                 if alive and not keep(kind, (int(col), int(row))):
                     mobs["mask"][i] = False
                     if kind != "arrows":  # arrows are not on craftax's mob map
@@ -188,8 +194,9 @@ def _clear_wanted(
     for dx in range(-r, r + 1):
         for dy in range(-r, r + 1):
             xy = at((dx, dy))
-            if (dx, dy) != (0, 0) and (board.material(xy) in wanted
-                                       or board.creature_at(xy) in wanted):  # fmt: skip
+            if (dx, dy) != (0, 0) and (
+                board.material(xy) in wanted or board.creature_at(xy) in wanted
+            ):
                 board.clear(xy, "grass")
 
 

@@ -35,7 +35,7 @@ from .navigate import (
     route,
     stand_near,
     stand_on,
-)  # fmt: skip
+)
 from .plan import PLAN_CONDITIONS, PLAN_HOLDS, PlanChecks, plan
 from .survival import drink_a_potion, drink_up, eat, keep_alive, sealed, shelter, sleep
 from .view import MOVES, WALKABLE, ObsView, SkillAPIError

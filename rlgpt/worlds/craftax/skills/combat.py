@@ -15,7 +15,7 @@ from .navigate import (
     passable,
     path_to,
     route,
-)  # fmt: skip
+)
 from .survival import hurt, keep_alive
 from .view import MOVES, WALKABLE, ObsView
 

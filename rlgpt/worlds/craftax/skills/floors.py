@@ -15,8 +15,11 @@ PLACEABLE = ("grass", "sand", "path", "fire_grass", "ice_grass")  # where a torc
 
 def dark_around(view: ObsView, reach: int = 3) -> int:
     """How many cells within `reach` of the player are dark (not lit)."""
-    return sum(view.block_at(x, y) == "dark" for x in range(-reach, reach + 1)
-               for y in range(-reach, reach + 1))  # fmt: skip
+    return sum(
+        view.block_at(x, y) == "dark"
+        for x in range(-reach, reach + 1)
+        for y in range(-reach, reach + 1)
+    )
 
 
 def light(view: ObsView, below: int = 12) -> Action:
@@ -54,8 +57,9 @@ def explore_dark(view: ObsView, steps: int = 8, dig: tuple[str, ...] = ()) -> Ac
         yield from explore(view, 2, dig)
 
 
-def find_ladder(view: ObsView, direction: str = "down", dig: tuple[str, ...] = (),
-                steps: int = 60) -> Action:  # fmt: skip
+def find_ladder(
+    view: ObsView, direction: str = "down", dig: tuple[str, ...] = (), steps: int = 60
+) -> Action:
     """Explore this floor until its ladder `direction` ('down' or 'up') has been seen
     (preferring paths on the overworld, where the ladder down lies in the mountains' tunnels;
     lighting dark floors). Returns True when it is known. A generator:

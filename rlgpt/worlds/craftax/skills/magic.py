@@ -56,8 +56,9 @@ def cast(view: ObsView, spell: str = "fireball", reach: int = 6) -> Action:
     return view.achievements[f"cast_{spell}"] > before
 
 
-def enchant(view: ObsView, what: str = "sword", element: str | None = None,
-            dig: tuple[str, ...] = ()) -> Action:  # fmt: skip
+def enchant(
+    view: ObsView, what: str = "sword", element: str | None = None, dig: tuple[str, ...] = ()
+) -> Action:
     """Enchant the sword, armour or bow (`what`) at an enchantment table of `element`
     ("fire": a ruby; "ice": a sapphire; None: whichever a gem is held for and a table seen):
     walk to it, face it and enchant (9 mana). Returns True when it did. A generator:

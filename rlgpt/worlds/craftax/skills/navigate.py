@@ -67,7 +67,7 @@ def path_to(view: ObsView, targets: set[Cell]) -> list[Cell] | None:
 
 def route(
     view: ObsView, goals: set[Cell], dig: tuple[str, ...] = (), avoid: frozenset[Cell] = frozenset()
-) -> list[Cell] | None:  # fmt: skip
+) -> list[Cell] | None:
     """Cheapest path (unit steps) from the player onto any of `goals`, over cells seen on
     this floor (view.remembered_at) but `avoid`: walkable ones cost 1, `dig` blocks 2 (mined
     on the way). None when no goal is reachable. A plain function, not a generator."""
@@ -115,8 +115,9 @@ def outfought(view: ObsView) -> bool:
     """Below the overworld, health 5 or less with a monster beside the player and the ladder
     up known: time to break off and climb (survival.rest_upstairs), not to trade blows on."""
     beside = any(view.kind_of(view.mob_at(*d)) in HOSTILE for d in MOVES)
-    return view.floor > 0 and view.vitals["health"] <= 5 and beside and (
-        view.ladder("up") is not None)  # fmt: skip
+    return (
+        view.floor > 0 and view.vitals["health"] <= 5 and beside and (view.ladder("up") is not None)
+    )
 
 
 def guard(view: ObsView) -> Action:
@@ -154,7 +155,7 @@ def until_defeat(view: ObsView, action: Action) -> Action:
 
 def follow_path(
     view: ObsView, path: list[Cell], dig: tuple[str, ...] = (), *, flee: bool = False
-) -> Action:  # fmt: skip
+) -> Action:
     """Walk a path of unit steps (as `route` returns), mining `dig` blocks in the way and
     fighting what attacks (with `flee`, walking on: a melee monster, slower than the player,
     falls behind); returns True at its end, False when something blocks it. A generator:
@@ -208,9 +209,7 @@ def go_to(view: ObsView, name: str, dig: tuple[str, ...] = ()) -> Action:
     return view.facing_name == name
 
 
-def stand_on(
-    view: ObsView, name: str, dig: tuple[str, ...] = (), *, flee: bool = False
-) -> Action:  # fmt: skip
+def stand_on(view: ObsView, name: str, dig: tuple[str, ...] = (), *, flee: bool = False) -> Action:
     """Walk onto the nearest cell holding item `name` ("ladder_down", "ladder_up", "torch")
     seen on this floor, mining through `dig` (with `flee`, not stopping to fight). Returns
     True when standing on it. A generator:
@@ -259,20 +258,25 @@ def _frontier(view: ObsView, dig: tuple[str, ...], prefer: tuple[str, ...]) -> l
     grid = view._grid(reach + 1)  # remembered_at, read once per cell
     open_ = (*WALKABLE, *dig)
     edge = {
-        (x, y) for (x, y), name in grid.items()
-        if 1 < max(abs(x), abs(y)) <= reach and name in open_
+        (x, y)
+        for (x, y), name in grid.items()
+        if 1 < max(abs(x), abs(y)) <= reach
+        and name in open_
         and any(grid[(x + ox, y + oy)] == "unknown" for ox, oy in MOVES)
-    }  # fmt: skip
+    }
     if prefer:
-        liked = {c for c in edge if any(grid[(c[0] + ox, c[1] + oy)] in prefer
-                                        for ox, oy in ((0, 0), *MOVES))}  # fmt: skip
+        liked = {
+            c
+            for c in edge
+            if any(grid[(c[0] + ox, c[1] + oy)] in prefer for ox, oy in ((0, 0), *MOVES))
+        }
         edge = liked or edge
     return route(view, edge, dig) if edge else None
 
 
 def explore(
     view: ObsView, steps: int = 8, dig: tuple[str, ...] = (), prefer: tuple[str, ...] = ()
-) -> Action:  # fmt: skip
+) -> Action:
     """Walk up to `steps` cells toward the nearest place not yet seen on this floor (through
     `dig` blocks, mining them); with `prefer` (e.g. ("stone", "path") to search the
     mountains), toward unseen places beside those blocks when there are any. Where nothing
@@ -318,9 +322,11 @@ def stand_near(view: ObsView, names: tuple[str, ...], dig: tuple[str, ...] = ())
             return True
         r = view.radius
         spots = {
-            (x, y) for x in range(-r, r + 1) for y in range(-r, r + 1)
+            (x, y)
+            for x in range(-r, r + 1)
+            for y in range(-r, r + 1)
             if passable(view, x, y) and all(_within_one((x, y), g) for g in groups)
-        }  # fmt: skip
+        }
         path = _walk(view, spots)
         if not path:
             return False

@@ -14,8 +14,7 @@ from .view import HOSTILE, MOVES, WALKABLE, ObsView, SkillAPIError
 
 _DIRECTIONS = {name: d for d, name in MOVES.items()}
 # the window, the player and the floor: what the checks read (not the floor's memory)
-_STATE_KEYS = ("blocks", "items", "mobs", "facing", "pos", "floor", "kills", "daylight",
-               "sleeping")  # fmt: skip
+_STATE_KEYS = ("blocks", "items", "mobs", "facing", "pos", "floor", "kills", "daylight", "sleeping")
 _ALL_KEYS = (*_STATE_KEYS, "inventory", "achievements")
 
 # What a plan step may require to hold after it (`holds`), read on the host's view; the
@@ -30,7 +29,7 @@ PLAN_HOLDS = tuple(PLAN_CONDITIONS)
 
 def plan(
     view: ObsView, actions: list[str], holds: tuple[str, ...] = (), ends: str | None = None
-) -> Plan:  # fmt: skip
+) -> Plan:
     """Several actions (at most 64) that the runtime takes in turn without running this code
     between them: `taken = yield plan(view, ["move_left", "move_left", "move_up"])`. Each
     step expects what the floor predicts now: a move onto free ground (walkable, no mob, as seen or

@@ -18,7 +18,7 @@ from .navigate import (
     route,
     stand_on,
     until_defeat,
-)  # fmt: skip
+)
 from .view import MOVES, WALKABLE, ObsView
 
 DUSK = 0.6  # daylight below this on the overworld: zombies gather; get under a roof
@@ -66,8 +66,11 @@ def _pocket_at(view: ObsView, c: Cell, d: Cell) -> bool:
 def _corridor_at(view: ObsView, c: Cell, d: Cell) -> bool:
     """c and c-d are walkable, closed on both sides across d, with free ground at c+d and
     c-2d: two stones there make a two-cell room."""
-    back, ahead, behind = (c[0] - d[0], c[1] - d[1]), (c[0] + d[0], c[1] + d[1]), (
-        c[0] - 2 * d[0], c[1] - 2 * d[1])  # fmt: skip
+    back, ahead, behind = (
+        (c[0] - d[0], c[1] - d[1]),
+        (c[0] + d[0], c[1] + d[1]),
+        (c[0] - 2 * d[0], c[1] - 2 * d[1]),
+    )
     side = (d[1], d[0])
     for cell in (c, back):
         if view.remembered_at(*cell) not in WALKABLE:
@@ -260,8 +263,11 @@ def meet(view: ObsView, reach: int = 2) -> Action:
     """A melee monster within `reach` cells comes for the player: step up to it, to face it
     when it arrives (turning away to drink, eat or walk costs a blow from behind). Returns
     True if it stepped."""
-    close = [m for m in hostiles(view) if view.kind_of(m[2]) == "melee"
-             and abs(m[0]) + abs(m[1]) <= reach]  # fmt: skip
+    close = [
+        m
+        for m in hostiles(view)
+        if view.kind_of(m[2]) == "melee" and abs(m[0]) + abs(m[1]) <= reach
+    ]
     if not close:
         return False
     dx, dy, _ = close[0]

@@ -15,8 +15,11 @@ from collections.abc import Iterable
 from typing import Any
 
 MOVES: dict[tuple[int, int], str] = {
-    (-1, 0): "move_left", (1, 0): "move_right", (0, -1): "move_up", (0, 1): "move_down",
-}  # fmt: skip
+    (-1, 0): "move_left",
+    (1, 0): "move_right",
+    (0, -1): "move_up",
+    (0, 1): "move_down",
+}
 WALKABLE = ("grass", "sand", "path", "fire_grass", "ice_grass", "gravel")
 HOSTILE = ("melee", "ranged")
 # keys of the view state that ObsView.update keeps when a state leaves them out (the host
@@ -44,8 +47,10 @@ class _Counts(dict[str, int]):
     def __missing__(self, key: str) -> int:
         if not self._known or key in self._known:
             return 0
-        raise SkillAPIError(f"{key!r} is not {self._what}{_close(str(key), self._known)}; "
-                            f"valid: {', '.join(self._known)}")  # fmt: skip
+        raise SkillAPIError(
+            f"{key!r} is not {self._what}{_close(str(key), self._known)}; "
+            f"valid: {', '.join(self._known)}"
+        )
 
 
 class ObsView:
@@ -135,8 +140,9 @@ class ObsView:
         hint = _close(str(name), self._names)
         if name in self._sources:
             hint = f" ({name} is an item: it comes from '{self._sources[name]}')"
-        raise SkillAPIError(f"{name!r} is not on the map{hint}; map names: "
-                            f"{', '.join(sorted(self._names))}")  # fmt: skip
+        raise SkillAPIError(
+            f"{name!r} is not on the map{hint}; map names: {', '.join(sorted(self._names))}"
+        )
 
     # -- the player -----------------------------------------------------------------------
     @property
@@ -269,8 +275,9 @@ class ObsView:
         'ranged' (both are monsters: kills count toward clearing a floor), 'passive' (food),
         'projectile' (a monster's arrow, dagger, fireball...), 'own' (the player's)."""
         if kind is not None and kind not in ("melee", "ranged", "passive", "projectile", "own"):
-            raise SkillAPIError(f"{kind!r} is no kind of mob; kinds: melee, ranged, passive, "
-                                "projectile, own")  # fmt: skip
+            raise SkillAPIError(
+                f"{kind!r} is no kind of mob; kinds: melee, ranged, passive, projectile, own"
+            )
         r, out = self._radius, []
         for dx in range(-r, r + 1):
             for dy in range(-r, r + 1):
@@ -349,8 +356,11 @@ class ObsView:
             return self.cells(name)
         want_b = [i for i, n in enumerate(self._block_names) if n == name]
         want_i = [i for i, n in enumerate(self._item_names) if n in (name, f"{name}_blocked")]
-        found = [(i // h - px, i % h - py) for i, v in enumerate(self._mem_blocks)
-                 if v in want_b or (want_i and self._mem_items[i] in want_i)]  # fmt: skip
+        found = [
+            (i // h - px, i % h - py)
+            for i, v in enumerate(self._mem_blocks)
+            if v in want_b or (want_i and self._mem_items[i] in want_i)
+        ]
         return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
 
     def ladder(self, direction: str = "down") -> tuple[int, int] | None:
