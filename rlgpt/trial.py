@@ -15,16 +15,8 @@ import hashlib
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rlgpt.messages import (
-    CodedAction,
-    Decomposition,
-    LearnedConfig,
-    RLConfig,
-    SubAction,
-    TaskSpec,
-)
+from rlgpt.messages import CodedAction, Decomposition, LearnedConfig, RLConfig, TaskSpec
 from rlgpt.worlds import get_world
-from rlgpt.worlds.base import World
 
 
 class LearnedAction(BaseModel):
@@ -66,26 +58,9 @@ class Trial(BaseModel):
         dec: Decomposition | None = None, learned: list[LearnedAction] | None = None, k: int = 0,
     ) -> Trial:  # fmt: skip
         """A trial no agent planned (a benchmark's, a test's); without `dec`, the plan is the
-        world's own recipe plan of the task, every step coded."""
+        offline author's, every step coded."""
         if dec is None:
-            steps = [SubAction(name=name, count=n, description=name, mode="code",
-                               precondition="", expected_effect="")
-                     for name, n in get_world(task.world).plan(task)]  # fmt: skip
-            dec = Decomposition(task=task.name, sub_actions=steps, reasoning="the recipe plan")
+            dec = get_world(task.world).author().decompose(task, {}, {})
         return cls(
             task=task, k=k, dec=dec, cfg=cfg, coded=tuple(coded), learned=tuple(learned or ())
         )
-
-    @property
-    def world(self) -> World:
-        """The task's world (an unknown or missing world is a UserError). Resolved on each
-        read, not kept: a trial crosses process boundaries as plain data."""
-        return get_world(self.task.world)
-
-    @property
-    def coded_names(self) -> list[str]:
-        return [c.name for c in self.coded]
-
-    @property
-    def learned_names(self) -> list[str]:
-        return [a.name for a in self.learned]

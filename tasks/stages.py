@@ -220,9 +220,9 @@ def train(ctx: RunContext, trial: Trial, previous: TrainResult | None = None) ->
 def eval_settings(ctx: RunContext, trained: TrainResult, *, selection: bool) -> EvalSettings:
     """How the trial's policy is judged: on the evaluation's episodes, or the selection's."""
     p = ctx.params
-    params = (
-        p.eval.model_copy(update={"episodes": p.eval.selection_episodes}) if selection else (p.eval)
-    )
+    params = p.eval
+    if selection:
+        params = params.model_copy(update={"episodes": p.eval.selection_episodes})
     return EvalSettings(
         params=params, train=p.train, seed=p.run.seed, samples=trained.samples,
         show_progress=ctx.show_progress, sandbox=p.sandbox,
