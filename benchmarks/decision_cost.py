@@ -7,7 +7,8 @@ observation of Crafter) in this one process, in interleaved rounds (medians):
   as collect_rollouts calls it;
 - `update`: one PPO minibatch (evaluate_actions on batch_size samples, backward), as
   MaskablePPO.train runs it;
-each with torch's distribution argument checks on (as before) and off (inside `lean()`);
+each with torch's distribution argument checks on (as before) and off (inside `lean()`), and
+with rlgpt.rl.lean's policy calls (checks off: what a training runs now);
 - `mask`: the plan mask of make_stone_pickaxe over the states of a random episode, planned
   for each decision (as before) and from the memo (each state's second look).
 
@@ -30,6 +31,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from rlgpt.config import Params
+from rlgpt.rl.lean import lean_policy
 from rlgpt.worlds.crafter.env import CrafterEnv
 from rlgpt.worlds.crafter.masking import ActionMask
 from rlgpt.worlds.crafter.recipes import actions
@@ -62,12 +64,17 @@ def main() -> None:
     obs, info = env.reset(seed=0)
     prims = actions()
     n_act = len(prims) + len(CODED)
-    policy = MaskableActorCriticPolicy(
-        env.observation_space,
-        gym.spaces.Discrete(n_act),
-        lambda _: params.ppo.learning_rate,
-        net_arch=list(params.ppo.net_arch),
+    policy, leaner = (
+        MaskableActorCriticPolicy(
+            env.observation_space,
+            gym.spaces.Discrete(n_act),
+            lambda _: params.ppo.learning_rate,
+            net_arch=list(params.ppo.net_arch),
+        )
+        for _ in range(2)
     )
+    leaner.load_state_dict(policy.state_dict())
+    lean_policy(leaner)
     rule = ActionMask("make_stone_pickaxe", CODED, prims, ordered=True)
     rng = np.random.default_rng(0)
     states, observations = [], []
@@ -83,11 +90,11 @@ def main() -> None:
     held = torch.as_tensor(masks)  # as the rollout buffer hands them to PPO's update
     vec = batch[: params.n_envs]
 
-    def forward() -> None:
+    def forward(policy: MaskableActorCriticPolicy = policy) -> None:
         with torch.no_grad():
             policy(vec, action_masks=masks[: params.n_envs])
 
-    def update() -> None:
+    def update(policy: MaskableActorCriticPolicy = policy) -> None:
         values, log_prob, entropy = policy.evaluate_actions(batch, acts, action_masks=held)
         assert entropy is not None
         policy.optimizer.zero_grad()
@@ -109,6 +116,8 @@ def main() -> None:
             tag = "checks" if checks else "lean"
             runs.setdefault(f"forward_{tag}", []).append(_us(forward, n(1000)))
             runs.setdefault(f"update_{tag}", []).append(_us(update, n(200)))
+        runs.setdefault("forward_lean_policy", []).append(_us(lambda: forward(leaner), n(1000)))
+        runs.setdefault("update_lean_policy", []).append(_us(lambda: update(leaner), n(200)))
         runs.setdefault("mask_planned", []).append(_us(planned, n(3)) / len(states))
         runs.setdefault("mask_memo", []).append(_us(memo, n(3)) / len(states))
     us = {k: round(statistics.median(v), 1) for k, v in runs.items()}
@@ -117,12 +126,16 @@ def main() -> None:
         "rounds": args.rounds,
         "forward_before_over_now": round(us["forward_checks"] / us["forward_lean"], 2),
         "update_before_over_now": round(us["update_checks"] / us["update_lean"], 2),
+        "forward_over_lean_policy": round(us["forward_lean"] / us["forward_lean_policy"], 2),
+        "update_over_lean_policy": round(us["update_lean"] / us["update_lean_policy"], 2),
         "mask_before_over_now": round(us["mask_planned"] / us["mask_memo"], 2),
     }
     print(
         f"policy forward, {params.n_envs} envs: {us['forward_checks']:.0f} -> "
         f"{us['forward_lean']:.0f} us; PPO minibatch of {params.ppo.batch_size}: "
-        f"{us['update_checks']:.0f} -> {us['update_lean']:.0f} us; plan mask: "
+        f"{us['update_checks']:.0f} -> {us['update_lean']:.0f} us; with rlgpt.rl.lean's policy: "
+        f"forward {us['forward_lean_policy']:.0f} us, minibatch {us['update_lean_policy']:.0f} us; "
+        f"plan mask: "
         f"{us['mask_planned']:.1f} -> {us['mask_memo']:.1f} us per decision"
     )
     print(json.dumps(out))

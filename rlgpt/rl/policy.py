@@ -1,5 +1,6 @@
 """A saved policy: PPO, or sb3-contrib's MaskablePPO when the env's action masks are used
-(train.action_masking, or a learned action with coded actions in its space)."""
+(train.action_masking, or a learned action with coded actions in its space). A masked policy
+gets the lean hot calls of rlgpt.rl.lean on every load, as new_model gives them a new one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from rlgpt.rl.lean import lean_policy
+
 Policy: TypeAlias = PPO | MaskablePPO
 
 
@@ -19,4 +22,6 @@ def load_policy(path: Path | str, env: DummyVecEnv | None = None, device: str = 
     with zipfile.ZipFile(path) as z:
         maskable = b"sb3_contrib" in z.read("data")
     algo: type[PPO] | type[MaskablePPO] = MaskablePPO if maskable else PPO
-    return algo.load(path, env=env, device=device)
+    model = algo.load(path, env=env, device=device)
+    lean_policy(model.policy)
+    return model

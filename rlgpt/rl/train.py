@@ -26,6 +26,7 @@ from rlgpt.faults import maybe_crash
 from rlgpt.messages import CodedAction, PPOConfig, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.interleave import InterleavedVecEnv
+from rlgpt.rl.lean import lean_policy
 from rlgpt.rl.policy import Policy, load_policy
 from rlgpt.rl.progress import Progress
 from rlgpt.rl.slots import training_slot
@@ -234,12 +235,13 @@ def new_model(
     *, fused_adam: bool,
 ) -> Policy:  # fmt: skip
     """A fresh PPO (or MaskablePPO). Its optimizer is SB3's own (Adam, eps 1e-5), fused into one
-    kernel per step with `fused_adam`; a saved policy keeps the kind it was made with."""
+    kernel per step with `fused_adam`; a saved policy keeps the kind it was made with. A masked
+    policy gets rlgpt.rl.lean's hot calls."""
     algo: type[PPO] | type[MaskablePPO] = MaskablePPO if masked else PPO
     kwargs: dict[str, object] = {"net_arch": list(ppo.net_arch)}
     if fused_adam:  # SB3's own Adam settings (eps 1e-5), fused
         kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}
-    return algo(
+    model = algo(
         "CnnPolicy" if image else "MlpPolicy",
         venv,
         learning_rate=ppo.learning_rate,
@@ -255,6 +257,8 @@ def new_model(
         device=device,
         verbose=0,
     )
+    lean_policy(model.policy)  # the same numbers, fewer objects per call (rlgpt.rl.lean)
+    return model
 
 
 @dataclass(frozen=True, kw_only=True)
