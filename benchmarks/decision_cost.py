@@ -8,7 +8,8 @@ observation of Crafter) in this one process, in interleaved rounds (medians):
 - `update`: one PPO minibatch (evaluate_actions on batch_size samples, backward), as
   MaskablePPO.train runs it;
 each with torch's distribution argument checks on (as before) and off (inside `lean()`), and
-with rlgpt.rl.lean's policy calls (checks off: what a training runs now);
+with rlgpt.rl.lean's policy calls (checks off), and with them and train.sparse_input's input
+layers (what a training runs now);
 - `mask`: the plan mask of make_stone_pickaxe over the states of a random episode, planned
   for each decision (as before) and from the memo (each state's second look).
 
@@ -64,17 +65,19 @@ def main() -> None:
     obs, info = env.reset(seed=0)
     prims = actions()
     n_act = len(prims) + len(CODED)
-    policy, leaner = (
+    policy, leaner, sparse = (
         MaskableActorCriticPolicy(
             env.observation_space,
             gym.spaces.Discrete(n_act),
             lambda _: params.ppo.learning_rate,
             net_arch=list(params.ppo.net_arch),
         )
-        for _ in range(2)
+        for _ in range(3)
     )
     leaner.load_state_dict(policy.state_dict())
     lean_policy(leaner)
+    sparse.load_state_dict(policy.state_dict())
+    lean_policy(sparse, sparse_input=True)
     rule = ActionMask("make_stone_pickaxe", CODED, prims, ordered=True)
     rng = np.random.default_rng(0)
     states, observations = [], []
@@ -84,7 +87,9 @@ def main() -> None:
         observations.append(obs)
         if term or trunc:
             obs, info = env.reset(seed=1)
-    batch = torch.as_tensor(np.stack(observations[: params.ppo.batch_size]))
+    # a minibatch as PPO draws one: observations from all over the rollout, shuffled
+    drawn = rng.choice(len(observations), params.ppo.batch_size, replace=False)
+    batch = torch.as_tensor(np.stack([observations[i] for i in drawn]))
     acts = torch.zeros(params.ppo.batch_size)
     masks = np.ones((params.ppo.batch_size, n_act), bool)
     held = torch.as_tensor(masks)  # as the rollout buffer hands them to PPO's update
@@ -118,6 +123,7 @@ def main() -> None:
             runs.setdefault(f"update_{tag}", []).append(_us(update, n(200)))
         runs.setdefault("forward_lean_policy", []).append(_us(lambda: forward(leaner), n(1000)))
         runs.setdefault("update_lean_policy", []).append(_us(lambda: update(leaner), n(200)))
+        runs.setdefault("update_sparse_input", []).append(_us(lambda: update(sparse), n(200)))
         runs.setdefault("mask_planned", []).append(_us(planned, n(3)) / len(states))
         runs.setdefault("mask_memo", []).append(_us(memo, n(3)) / len(states))
     us = {k: round(statistics.median(v), 1) for k, v in runs.items()}
@@ -128,13 +134,15 @@ def main() -> None:
         "update_before_over_now": round(us["update_checks"] / us["update_lean"], 2),
         "forward_over_lean_policy": round(us["forward_lean"] / us["forward_lean_policy"], 2),
         "update_over_lean_policy": round(us["update_lean"] / us["update_lean_policy"], 2),
+        "update_over_sparse_input": round(us["update_lean"] / us["update_sparse_input"], 2),
         "mask_before_over_now": round(us["mask_planned"] / us["mask_memo"], 2),
     }
     print(
         f"policy forward, {params.n_envs} envs: {us['forward_checks']:.0f} -> "
         f"{us['forward_lean']:.0f} us; PPO minibatch of {params.ppo.batch_size}: "
         f"{us['update_checks']:.0f} -> {us['update_lean']:.0f} us; with rlgpt.rl.lean's policy: "
-        f"forward {us['forward_lean_policy']:.0f} us, minibatch {us['update_lean_policy']:.0f} us; "
+        f"forward {us['forward_lean_policy']:.0f} us, minibatch {us['update_lean_policy']:.0f} us "
+        f"({us['update_sparse_input']:.0f} with train.sparse_input); "
         f"plan mask: "
         f"{us['mask_planned']:.1f} -> {us['mask_memo']:.1f} us per decision"
     )

@@ -11,6 +11,15 @@ values, the entropy and every gradient are bit for bit those of sb3-contrib's
 (tests/unit/test_lean_policy.py). It is set on the policy object, not its class: a saved policy
 is sb3-contrib's as before, and `rlgpt.rl.policy` sets it again on every load.
 
+With `sparse_input` (train.sparse_input), an MLP policy's two input layers (policy and value)
+also skip, in an update's minibatch, the input columns that are zero in every row: a symbolic
+observation is one-hot (about 116 of Crafter's 1,687 inputs are 1 in an observation, about 450
+columns in a minibatch of 64), and these two products are most of a minibatch's arithmetic. A
+zero column adds nothing to the product and gets a zero gradient either way, so the update is
+the same algorithm; its sums run in another order, so its float rounding is not the dense
+product's (hence an option, as train.fused_adam). Rollouts and evaluations (no gradient) keep
+the dense product.
+
     python benchmarks/decision_cost.py    # one forward and one minibatch, before and after
 """
 
@@ -23,14 +32,25 @@ import numpy as np
 import torch as th
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.torch_layers import FlattenExtractor
+from torch import nn
+from torch.nn import functional as F  # noqa: N812 - torch's own name
 
 # sb3-contrib's MaskableCategorical sets a masked action's logit to this before normalising
 HUGE_NEG = -1e8
 
 
-def lean_policy(policy: Any) -> None:
+def lean_policy(policy: Any, *, sparse_input: bool = False) -> None:
     """Give a MaskablePPO policy over one discrete action (the only kind rlgpt trains with masks)
-    the lean `forward` and `evaluate_actions`; leave any other policy as it is."""
+    the lean `forward` and `evaluate_actions`; with `sparse_input`, give an MLP policy's input
+    layers the sparse product of its updates. Leave any other policy as it is."""
+    mlp = isinstance(policy, ActorCriticPolicy | MaskableActorCriticPolicy) and isinstance(
+        policy.features_extractor, FlattenExtractor
+    )
+    for net in (policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net) if mlp else ():
+        if sparse_input and len(net) and type(net[0]) is nn.Linear:
+            net[0].__class__ = ActiveColumns  # the same parameters, names and state
     if not isinstance(policy, MaskableActorCriticPolicy) or not isinstance(
         policy.action_dist, MaskableCategoricalDistribution
     ):
@@ -39,6 +59,23 @@ def lean_policy(policy: Any) -> None:
         return
     setattr(policy, "forward", types.MethodType(_forward, policy))  # noqa: B010 - the object's own
     setattr(policy, "evaluate_actions", types.MethodType(_evaluate_actions, policy))  # noqa: B010
+
+
+class ActiveColumns(nn.Linear):
+    """nn.Linear whose product, where a gradient is taken over a batch, leaves out the input
+    columns that are zero in every row of it (when they are at least half the columns)."""
+
+    MIN_ROWS = 16  # a rollout's few rows gain nothing: the weights are read whole either way
+
+    def forward(self, input: th.Tensor) -> th.Tensor:  # noqa: A002 - nn.Linear's own name
+        if input.dim() != 2 or input.shape[0] < self.MIN_ROWS or not th.is_grad_enabled():
+            return F.linear(input, self.weight, self.bias)
+        active = input.any(dim=0).nonzero().squeeze(1)
+        if 2 * active.numel() > input.shape[1]:
+            return F.linear(input, self.weight, self.bias)
+        return F.linear(
+            input.index_select(1, active), self.weight.index_select(1, active), self.bias
+        )
 
 
 def _masked_logits(logits: th.Tensor, masks: Any) -> tuple[th.Tensor, th.Tensor]:

@@ -190,13 +190,14 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             log.warning(
                 "learned action %s: resuming from its checkpoint at %d samples", cfg.name, start
             )
-            model = load_policy(ckpt.zip, venv, t.device)
+            model = load_policy(ckpt.zip, venv, t.device, sparse_input=t.sparse_input)
         elif init is not None:
-            model = load_policy(init, venv, t.device)
+            model = load_policy(init, venv, t.device, sparse_input=t.sparse_input)
             model.set_random_seed(req.seed)
         else:
             model = new_model(
                 cfg.ppo, False, venv, req.seed, t.device, masked, fused_adam=t.fused_adam,
+                sparse_input=t.sparse_input,
             )  # fmt: skip
             start_as_its_code(model, cfg, world)
         model.set_logger(configure_logger(str(out / "sb3"), ["csv"]))

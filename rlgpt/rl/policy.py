@@ -17,11 +17,15 @@ from rlgpt.rl.lean import lean_policy
 Policy: TypeAlias = PPO | MaskablePPO
 
 
-def load_policy(path: Path | str, env: DummyVecEnv | None = None, device: str = "cpu") -> Policy:
-    """A saved policy, with the algorithm that saved it (PPO or MaskablePPO)."""
+def load_policy(
+    path: Path | str, env: DummyVecEnv | None = None, device: str = "cpu", *,
+    sparse_input: bool = False,
+) -> Policy:  # fmt: skip
+    """A saved policy, with the algorithm that saved it (PPO or MaskablePPO); a training that
+    goes on with it says whether its updates take train.sparse_input's product."""
     with zipfile.ZipFile(path) as z:
         maskable = b"sb3_contrib" in z.read("data")
     algo: type[PPO] | type[MaskablePPO] = MaskablePPO if maskable else PPO
     model = algo.load(path, env=env, device=device)
-    lean_policy(model.policy)
+    lean_policy(model.policy, sparse_input=sparse_input)
     return model

@@ -232,7 +232,7 @@ class Checkpoints:
 
 def new_model(
     ppo: PPOConfig, image: bool, venv: DummyVecEnv, seed: int, device: str, masked: bool,
-    *, fused_adam: bool,
+    *, fused_adam: bool, sparse_input: bool = False,
 ) -> Policy:  # fmt: skip
     """A fresh PPO (or MaskablePPO). Its optimizer is SB3's own (Adam, eps 1e-5), fused into one
     kernel per step with `fused_adam`; a saved policy keeps the kind it was made with. A masked
@@ -257,7 +257,7 @@ def new_model(
         device=device,
         verbose=0,
     )
-    lean_policy(model.policy)  # the same numbers, fewer objects per call (rlgpt.rl.lean)
+    lean_policy(model.policy, sparse_input=sparse_input)  # rlgpt.rl.lean
     return model
 
 
@@ -316,14 +316,15 @@ def _train(
         start = ckpt.resumable() or 0
         if start:
             log.warning("resuming training from its checkpoint at %d samples", start)
-            model = load_policy(ckpt.zip, venv, params.device)
+            model = load_policy(ckpt.zip, venv, params.device, sparse_input=params.sparse_input)
         elif init is not None:
             log.info("continuing the policy of %s", init)
-            model = load_policy(init, venv, params.device)
+            model = load_policy(init, venv, params.device, sparse_input=params.sparse_input)
             model.set_random_seed(seed)
         else:
             model = new_model(cfg.ppo, cfg.observation == "image", venv, seed, params.device,
-                              masked, fused_adam=params.fused_adam)  # fmt: skip
+                              masked, fused_adam=params.fused_adam,
+                              sparse_input=params.sparse_input)  # fmt: skip
         # SB3's own scalars (losses, entropy, explained variance, ...): train/sb3/progress.csv,
         # which tasks/tracking.py forwards to MLflow
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))

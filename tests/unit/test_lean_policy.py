@@ -99,3 +99,52 @@ def test_a_training_ends_with_the_same_weights_and_a_saved_policy_loads_lean(tmp
     plain = PPO("MlpPolicy", "CartPole-v1", n_steps=32, batch_size=32, device="cpu")
     lean_policy(plain.policy)  # not a masked policy: left as it is
     assert "forward" not in vars(plain.policy)
+
+
+def test_sparse_input_updates_are_the_dense_products_up_to_rounding():
+    """train.sparse_input: an update's input layers skip the columns zero in every row of the
+    minibatch: the same values and gradients up to float rounding, a zero gradient for each
+    skipped column, and the dense product itself where no gradient is taken (rollouts)."""
+    dense, sparse = _pair()
+    lean_policy(sparse, sparse_input=True)
+    first = sparse.mlp_extractor.policy_net[0]
+    assert type(first).__name__ == "ActiveColumns"
+    assert type(sparse.mlp_extractor.value_net[0]).__name__ == "ActiveColumns"
+    assert sparse.state_dict().keys() == dense.state_dict().keys()
+    rng = np.random.default_rng(2)
+    obs = np.zeros((64, 37), np.float32)
+    obs[:, :30] = rng.random((64, 30)) < 0.1  # one-hot-like: columns 30.. zero in every row
+    obs = torch.as_tensor(obs)
+    masks = torch.as_tensor(_masks(rng, 64))
+    actions = torch.as_tensor([int(rng.choice(np.flatnonzero(m))) for m in masks.numpy()])
+    outs, grads = [], []
+    for policy in (dense, sparse):
+        values, log_prob, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+        assert entropy is not None
+        policy.optimizer.zero_grad()
+        (values.mean() - log_prob.mean() - 0.01 * entropy.mean()).backward()
+        outs.append(torch.cat([values.flatten(), log_prob, entropy]))
+        grads.append([p.grad.clone() for p in policy.parameters()])
+    assert torch.allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+    assert all(torch.allclose(a, b, rtol=1e-4, atol=1e-7) for a, b in zip(*grads, strict=True))
+    skipped = obs.abs().sum(0) == 0
+    assert bool(skipped.any()) and bool((first.weight.grad[:, skipped] == 0).all())
+    with torch.no_grad():  # a rollout's forward: the dense product, bit for bit
+        torch.manual_seed(5)
+        a = dense(obs[:4], action_masks=masks[:4].numpy())
+        torch.manual_seed(5)
+        b = sparse(obs[:4], action_masks=masks[:4].numpy())
+        assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+        assert torch.equal(first(obs), torch.nn.functional.linear(obs, first.weight, first.bias))
+
+
+def test_sparse_input_leaves_an_image_policy_dense():
+    from stable_baselines3.common.policies import ActorCriticCnnPolicy
+
+    space = gym.spaces.Box(0, 255, (3, 64, 64), np.uint8)
+    image = ActorCriticCnnPolicy(space, gym.spaces.Discrete(4), lambda _: 1e-3)
+    lean_policy(image, sparse_input=True)
+    assert all(type(m).__name__ != "ActiveColumns" for m in image.modules())
+    plain = PPO("MlpPolicy", "CartPole-v1", n_steps=32, batch_size=32, device="cpu")
+    lean_policy(plain.policy, sparse_input=True)  # an unmasked MLP policy: its input layers too
+    assert type(plain.policy.mlp_extractor.value_net[0]).__name__ == "ActiveColumns"
