@@ -91,6 +91,24 @@ def test_remembered_cells_read_as_the_memory_says(seed):
         assert got == sorted(cells, key=lambda p: (abs(p[0]) + abs(p[1]), p))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_cells_in_view_read_as_the_window_says(seed):
+    """view.cells finds a name's ids in the window with bytes.find (a hex window) or one id at
+    a time (a window of columns): both as the window read cell by cell, nearest first."""
+    rng = random.Random(seed)
+    view = _random_view(rng, 64, 64)
+    flat, side, r = bytes(view._flat), view._side, view.radius
+    columns = [list(flat[i * side : (i + 1) * side]) for i in range(side)]
+    for name in ("grass", "stone", "tree", "water", "plant", "zombie", "cow", "diamond"):
+        want = NAMES.index(name)
+        cells = [(i // side - r, i % side - r) for i, v in enumerate(flat) if v == want]
+        expected = sorted(cells, key=lambda p: (abs(p[0]) + abs(p[1]), p))
+        assert view.cells(name) == expected
+        view.update({"local": columns, "pos": view._pos})
+        assert view.cells(name) == expected
+        view.update({"local": flat.hex(), "pos": view._pos})
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_windows_enter_the_memory_as_cell_by_cell_writes(seed):
     """Steps through random windows (creatures in them, the world's edge): the memory after

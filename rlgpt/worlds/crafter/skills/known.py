@@ -45,6 +45,8 @@ def route_known(
     table[UNKNOWN] = 2 if "unknown" in dig else 0
     cost = known.translate(table)
     start = px * h + py
+    if 2 not in cost:  # every step costs 1: the buckets are a breadth-first queue
+        return _walk_known(cost, start, targets, h)
     far = 1 << 30
     dist = [far] * (w * h)
     dist[start] = 0
@@ -81,6 +83,46 @@ def route_known(
                     buckets.append([])
                 buckets[c + step].append(nxt)
         c += 1
+    return None
+
+
+def _walk_known(cost: bytes, start: int, targets: set[int], h: int) -> list[tuple[int, int]] | None:
+    """route_known's search where no cell costs 2: the cells in the order its buckets take them
+    (first in, first out; a cell joins from the first cell that reaches it, its neighbours in
+    MOVES' order), so the same path, with a bytearray of the cells still open instead of the
+    distances. Most routes dig nothing (a walk to a tree, a table, water)."""
+    open_ = bytearray(cost)
+    open_[start] = 0
+    prev: dict[int, int] = {}
+    queue, size, last = [start], len(cost), h - 1
+    for cur in queue:  # grows as it goes: breadth first
+        if cur in targets:
+            steps = []
+            while cur in prev:
+                p = prev[cur]
+                d = cur - p
+                steps.append((1, 0) if d == h else (-1, 0) if d == -h else (0, d))
+                cur = p
+            return steps[::-1]
+        y = cur % h
+        n = cur - h  # MOVES' order: left, right, up, down
+        if n >= 0 and open_[n]:
+            open_[n] = 0
+            prev[n] = cur
+            queue.append(n)
+        n = cur + h
+        if n < size and open_[n]:
+            open_[n] = 0
+            prev[n] = cur
+            queue.append(n)
+        if y and open_[cur - 1]:
+            open_[cur - 1] = 0
+            prev[cur - 1] = cur
+            queue.append(cur - 1)
+        if y < last and open_[cur + 1]:
+            open_[cur + 1] = 0
+            prev[cur + 1] = cur
+            queue.append(cur + 1)
     return None
 
 

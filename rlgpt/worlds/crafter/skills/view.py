@@ -242,8 +242,14 @@ class ObsView:
     def cells(self, name: str) -> list[tuple[int, int]]:
         """All (dx, dy) where `name` (a material or creature, e.g. "tree") is visible, nearest
         (Manhattan) first; [] when there is none. An item name such as "wood" is an error."""
-        want, side, r = self._check_name(name), self._side, self._radius
-        found = [(i // side - r, i % side - r) for i, v in enumerate(self._flat) if v == want]
+        want, side, r, flat = self._check_name(name), self._side, self._radius, self._flat
+        if isinstance(flat, bytes):  # the window's ids in order, found with bytes.find
+            found, i = [], flat.find(want)
+            while i >= 0:
+                found.append((i // side - r, i % side - r))
+                i = flat.find(want, i + 1)
+        else:
+            found = [(i // side - r, i % side - r) for i, v in enumerate(flat) if v == want]
         return sorted(found, key=lambda p: (abs(p[0]) + abs(p[1]), p))
 
     @property
