@@ -231,6 +231,35 @@ def test_a_step_that_does_not_face_what_it_expects_ends_the_plan():
         assert stepper.after(env.view_state(after)) == then, faces
 
 
+def test_sipping_stops_where_the_loop_would_with_no_water_in_front():
+    """drink_up sips as one plan, each sip expecting water still in front (its loop's own
+    condition): an arrow flying over the water cuts the plan, as the loop would have stopped
+    and gone on from there; found where plans and steps one at a time parted in a training."""
+    from crafter import objects
+
+    from rlgpt.sandbox.plans import reply, steps_of
+    from rlgpt.worlds.crafter.skills import survival
+    from tests.support.world import view_of
+
+    env = grass_plain()
+    x, y = (int(v) for v in env.player.pos)
+    env.world[(x + 1, y)] = "water"
+    env.player.facing = (1, 0)
+    env.player.inventory["drink"] = 2
+    info = env.refresh()
+    sips = next(survival.drink_up(view_of(env), 9))
+    assert isinstance(sips, Plan) and len(sips) == 7
+    assert {(s.action, s.faces) for s in steps_of(sips)} == {("do", "water")}
+    stepper = stepping.PlanStepper(CRAFTER_SKILLS)
+    sent = reply(sips)
+    assert stepper.begin(sent["plan"], env.view_state(info, True)) == "do"
+    _, _, _, _, info = env.step(actions().index("do"))
+    assert stepper.after(env.view_state(info)) == "do"  # water in front: the next sip
+    _, _, _, _, info = env.step(actions().index("do"))
+    env.world.add(objects.Arrow(env.world, (x + 1, y), (0, 1)))  # in front after this sip
+    assert stepper.after(env.view_state(info)) is None  # the plan is cut: the loop looks again
+
+
 def test_a_call_whose_plan_ends_with_the_episode_needs_no_stop():
     """The episode ends with the step that raised the plan's end: the runtime cuts the call
     there, and the worker is not asked to stop it (its code is closed at its next start)."""

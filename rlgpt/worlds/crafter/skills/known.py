@@ -86,7 +86,9 @@ def route_known(
     return None
 
 
-def _walk_known(cost: bytes, start: int, targets: set[int], h: int) -> list[tuple[int, int]] | None:
+def _walk_known(
+    cost: bytearray, start: int, targets: set[int], h: int
+) -> list[tuple[int, int]] | None:
     """route_known's search where no cell costs 2: the cells in the order its buckets take them
     (first in, first out; a cell joins from the first cell that reaches it, its neighbours in
     MOVES' order), so the same path, with a bytearray of the cells still open instead of the

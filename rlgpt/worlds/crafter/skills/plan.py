@@ -63,11 +63,18 @@ def _free(view: ObsView, dx: int, dy: int) -> bool:
     return view.remembered_at(dx, dy) in WALKABLE
 
 
-def hits_plan(view: ObsView, name: str, n: int) -> Plan:
-    """The plan of up to `n` "do" on the `name` in front of the player, each but the last
-    expecting it still in front and no achievement risen (its end: the one that eats it)."""
-    steps = steps_of(plan(view, ["do"] * min(n, MAX_STEPS), ("no_new_achievement",)))
+def facing_plan(view: ObsView, action: str, name: str, n: int, holds: tuple[str, ...] = ()) -> Plan:
+    """The plan of up to `n` `action` on the `name` in front of the player, each step
+    expecting it still in front after it: what a loop `while view.facing_name == name: yield
+    action` checks before each step (an arrow flying over the water, a cow that walked off)."""
+    steps = steps_of(plan(view, [action] * min(n, MAX_STEPS), holds))
     return Plan(s._replace(faces=name) for s in steps)
+
+
+def hits_plan(view: ObsView, name: str, n: int) -> Plan:
+    """The plan of up to `n` "do" on the `name` in front of the player, each expecting it still
+    in front and no achievement risen (its end: the one that eats it)."""
+    return facing_plan(view, "do", name, n, ("no_new_achievement",))
 
 
 Mark = tuple[int, str]  # a walk's step: the index of its cell in the path, and "turn", "do", "move"

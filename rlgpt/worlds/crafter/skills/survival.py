@@ -6,7 +6,7 @@ from __future__ import annotations
 from .known import UNSUITED, pockets_known
 from .navigate import Action, _follow, approach, explore, go_to, guard, route
 from .night import DAWN, DUSK, _sealed
-from .plan import hits_plan, plan
+from .plan import facing_plan, hits_plan, plan
 from .view import MOVES, WALKABLE, ObsView
 
 WAIT = 32  # steps of one plan of waiting (a condition that fails stops it sooner)
@@ -118,9 +118,10 @@ def drink_up(view: ObsView, below: int, dig: tuple[str, ...] = ()) -> Action:
         return False
     drank = False
     while view.inventory["drink"] < 9 and view.facing_name == "water":
-        # drink rises by one a sip at most: this many sips never go past what the loop drinks
+        # drink rises by one a sip at most: this many sips never go past what the loop drinks;
+        # each stops the plan where the loop would stop (no water in front)
         sips = 9 - view.inventory["drink"]
-        yield plan(view, ["do"] * sips) if sips > 1 else "do"
+        yield facing_plan(view, "do", "water", sips) if sips > 1 else "do"
         drank = True
     return drank
 
