@@ -137,11 +137,9 @@ class TrainParams(_Section):
     )
     sparse_input: bool = Field(
         default=True,
-        description="An MLP policy's input layers leave out, in each update's minibatch, the "
-        "input columns that are zero in every row (a symbolic observation is one-hot): the same "
-        "algorithm, about a sixth less time per minibatch here (docs/speed.md), other float "
-        "rounding than the dense product (false), as train.fused_adam. A run recorded without "
-        "this key trains, resumes and reproduces with false, as it was made.",
+        description="Updates multiply only the input columns a minibatch uses (one-hot inputs; "
+        "rlgpt/rl/lean.py): faster, other float rounding than false; a run recorded without "
+        "this key goes on with false, as train.fused_adam.",
     )
     device: Literal["cpu", "cuda", "auto"] = Field(
         default="cpu", description="torch device of the policy; a GPU helps image policies only."
