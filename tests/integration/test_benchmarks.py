@@ -45,8 +45,12 @@ def test_decision_cost_times_the_policy_and_the_mask_before_and_now():
     out = _last_json(["benchmarks/decision_cost.py", "--rounds", "1", "--scale", "0.05"])
     us = out["us_per_call"]
     assert set(us) == {"forward_checks", "forward_lean", "update_checks", "update_lean",
+                       "forward_lean_policy", "update_lean_policy", "update_sparse_input",
                        "mask_planned", "mask_memo"} and all(v > 0 for v in us.values())  # fmt: skip
     assert out["mask_before_over_now"] == round(us["mask_planned"] / us["mask_memo"], 2)
+    assert out["update_over_sparse_input"] == round(
+        us["update_lean"] / us["update_sparse_input"], 2
+    )
 
 
 @pytest.mark.slow  # 30 s: two trainings, the baseline's on stock crafter (make test-slow)
