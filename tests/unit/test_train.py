@@ -186,12 +186,13 @@ def test_lean_turns_the_checks_and_the_full_collections_off_only_inside_and_rest
         raise RuntimeError("the loop fails")
     assert gc.get_freeze_count() == 0
     assert torch.distributions.Distribution._validate_args is before
-    # a freeze made before it (an outer lean, the caller) outlives a lean inside it
+    # a freeze made before it (an outer lean, the caller) outlives a lean inside it: its count
+    # stays (less the frozen objects freed meanwhile, which leave it), never unfrozen to 0
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
         with lean(), lean():
-            assert gc.get_freeze_count() == frozen
-        assert gc.get_freeze_count() == frozen
+            assert frozen - 1000 < gc.get_freeze_count() <= frozen
+        assert frozen - 1000 < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
