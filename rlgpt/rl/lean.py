@@ -51,11 +51,11 @@ def lean_policy(policy: Any, *, sparse_input: bool = False) -> None:
     for net in (policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net) if mlp else ():
         if sparse_input and len(net) and type(net[0]) is nn.Linear:
             net[0].__class__ = ActiveColumns  # the same parameters, names and state
-    if not isinstance(policy, MaskableActorCriticPolicy) or not isinstance(
-        policy.action_dist, MaskableCategoricalDistribution
+    if not (
+        isinstance(policy, MaskableActorCriticPolicy)
+        and isinstance(policy.action_dist, MaskableCategoricalDistribution)
+        and policy.share_features_extractor
     ):
-        return
-    if not policy.share_features_extractor:
         return
     setattr(policy, "forward", types.MethodType(_forward, policy))  # noqa: B010 - the object's own
     setattr(policy, "evaluate_actions", types.MethodType(_evaluate_actions, policy))  # noqa: B010

@@ -58,13 +58,7 @@ def route_known(
             if dist[cur] != c:
                 continue
             if cur in targets:
-                steps = []
-                while cur in prev:
-                    p = prev[cur]
-                    d = cur - p
-                    steps.append((1, 0) if d == h else (-1, 0) if d == -h else (0, d))
-                    cur = p
-                return steps[::-1]
+                return _steps_back(prev, cur, h)
             y = cur % h
             # MOVES' order: left, right, up, down (a neighbour outside the world is "none")
             for nxt in (
@@ -86,6 +80,17 @@ def route_known(
     return None
 
 
+def _steps_back(prev: dict[int, int], cur: int, h: int) -> list[tuple[int, int]]:
+    """The unit steps from the search's start to cell `cur`, read back through `prev`."""
+    steps = []
+    while cur in prev:
+        p = prev[cur]
+        d = cur - p
+        steps.append((1, 0) if d == h else (-1, 0) if d == -h else (0, d))
+        cur = p
+    return steps[::-1]
+
+
 def _walk_known(
     cost: bytearray, start: int, targets: set[int], h: int
 ) -> list[tuple[int, int]] | None:
@@ -99,13 +104,7 @@ def _walk_known(
     queue, size, last = [start], len(cost), h - 1
     for cur in queue:  # grows as it goes: breadth first
         if cur in targets:
-            steps = []
-            while cur in prev:
-                p = prev[cur]
-                d = cur - p
-                steps.append((1, 0) if d == h else (-1, 0) if d == -h else (0, d))
-                cur = p
-            return steps[::-1]
+            return _steps_back(prev, cur, h)
         y = cur % h
         n = cur - h  # MOVES' order: left, right, up, down
         if n >= 0 and open_[n]:
