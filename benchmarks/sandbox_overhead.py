@@ -94,8 +94,8 @@ class InProcess:
     def start(self, name: str, state: dict[str, Any]) -> str | None:
         self.plans.clear()
         msg: dict[str, Any] = {"op": "start", "name": name, "state": state}
-        if self._ended is not None:
-            msg["close"], self._ended = self._ended, None
+        if self._ended is not None:  # the plan's last state, as MacroWorker sends
+            msg["close"], self._ended = self._ended[-1:], None
         return self._reply(msg, state)
 
     def next(self, state: dict[str, Any]) -> str | None:

@@ -111,7 +111,7 @@ class MacroWorker:
         self.round_trips = 0  # start, next and stop calls
         self._plans = PlanStepper(skills)
         self._ended: list[dict[str, Any]] | None = None  # a plan ended the last call: its
-        # states, for the view of its code, which waits to be closed
+        # states, for the view of its code, which waits to be closed (the last is sent)
         self._scratch = tempfile.TemporaryDirectory(prefix="rlgpt-sandbox-")
         self._limits = Limits(memory_mib, cpu_s, run_memory_mib)
         req_r, self._req_w = os.pipe()
@@ -322,8 +322,9 @@ class MacroWorker:
         code of a call a plan ended is closed first."""
         self._plans.clear()
         msg: dict[str, Any] = {"op": "start", "name": name}
-        if self._ended is not None:  # the states in the order the worker's view takes them
-            msg["close"] = [state_delta(s, self._sent, self._kept) for s in self._ended]
+        if self._ended is not None:  # the plan's last state, for its code's `finally`: the
+            # code takes no step more, and what the steps before showed is in the start's state
+            msg["close"] = [state_delta(self._ended[-1], self._sent, self._kept)]
             self._ended = None
         msg["state"] = state_delta(state, self._sent, self._kept)
         return (yield from self._advance(msg, state))

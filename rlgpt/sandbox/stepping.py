@@ -13,7 +13,7 @@ steps, to reach the action's view in order, and how many steps were taken, which
 
 A plan that names an achievement as its end (`ends`) ends the call right after the step that
 raised it (`ended`): the runner answers "done" without waking the worker, and closes the
-action's suspended code at its next request, its view given the plan's states first. So it
+action's suspended code at its next request, its view given the plan's last state. So it
 does when the runtime cuts the call right after that step (the episode ended with it):
 `ends_with`, instead of a stop's round trip.
 

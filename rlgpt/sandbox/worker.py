@@ -16,9 +16,9 @@ host takes its steps and then sends {"op": "next", "before": [{...}, ...], "take
 "state": {...}}: the states of the steps before the last (the view takes them in order), and
 how many steps were taken, which the action's `yield` returns. A plan that names an
 achievement as its end ({"plan": [...], "ends": "collect_wood"}) may end the call on the host
-without a request; the host's next start then carries "close": [the plan's states], and the
-suspended code is closed first, its view given those states (its `finally` runs then, and
-an error there is that start's).
+without a request; the host's next start then carries "close": [the plan's last state],
+and the suspended code is closed first, its view given that state (its `finally` runs then,
+and an error there is that start's).
 
 Errors come back as {"error": KIND, "message": "..."} with KIND one of exception (the code
 raised), api_misuse (the skill API said how it was misused) or invalid_action (it yielded
@@ -206,19 +206,28 @@ class _Worker:
             return {"error": "exception", "message": f"while {what}: " + _describe(exc)}
         return self._finished()
 
+    def _unseen(self, state: dict[str, Any], reply: dict[str, Any]) -> dict[str, Any]:
+        """A request that ends before any view takes its state: the worker still holds it
+        (what the host sends next is relative to it), and the next call's view gets the
+        whole state."""
+        self._state.update(state)
+        self._view = None
+        return reply
+
     def advance(self, msg: dict[str, Any]) -> dict[str, Any]:
         if msg["op"] == "stop":
             return self._stop("stopping")
         if "close" in msg:  # the last call ended on the host (a plan's end): close its code,
-            for state in msg["close"]:  # its view given the plan's states first
+            for state in msg["close"]:  # its view given the plan's last state first
                 self._update(state, False)
             closed = self._stop("closing the call a plan ended")
             if "error" in closed:
-                return closed
+                return self._unseen(msg["state"], closed)
         if msg["op"] == "start":
             fn = self._fns.get(msg["name"])
             if fn is None:
-                return {"error": "crash", "message": f"unknown coded action {msg['name']!r}"}
+                reply = {"error": "crash", "message": f"unknown coded action {msg['name']!r}"}
+                return self._unseen(msg["state"], reply)
             view = self._views[msg["name"]]
             switched, self._gen, self._view = view is not self._view, None, view
             self._now = self._calls[msg["name"]]

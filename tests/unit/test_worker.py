@@ -294,3 +294,18 @@ def test_a_worker_closed_right_after_its_start_does_not_hold_the_host(coded_acti
         closer.join(15)
         assert not closer.is_alive(), "close() waits for a worker it did not kill"
         assert not worker.alive
+
+
+def test_a_start_refused_before_any_view_took_its_state_still_counts_as_sent(
+    make_worker, coded_action, local_state
+):
+    """The host sends a key the view keeps (the inventory) only when it changed since it last
+    sent it: a start the worker refuses (an unknown action) must still leave the worker
+    holding that state, or the next call's view never gets the inventory."""
+    body = "    yield 'do' if view.inventory['wood'] == 3 else 'noop'\n"
+    worker = make_worker([coded_action("a", body)])
+    state = local_state({}, inventory={"wood": 3})
+    with pytest.raises(MacroError) as info:
+        worker.start("b", state)
+    assert info.value.kind == "crash"
+    assert worker.start("a", state) == "do"

@@ -19,6 +19,7 @@ player, every object's position and counters, and the random stream's state.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
 from typing import Any
 
@@ -49,6 +50,21 @@ class FastWorld(engine.World):
             for x in range(world._w)
         ]
         return world
+
+    def reset(self, seed: Any = None) -> None:
+        """crafter's `reset`, the episode's generator reseeded rather than made anew: `seed()`
+        leaves a RandomState as `RandomState(seed)` starts (its gauss cache too), in about
+        2 us, where a new one costs 0.4-0.8 ms (it seeds its MT19937 from a SeedSequence
+        first, then again the legacy way)."""
+        if seed is None or not isinstance(getattr(self, "random", None), np.random.RandomState):
+            super().reset(seed)
+            return
+        self.random.seed(seed)
+        self.daylight = 0.0
+        self._chunks: collections.defaultdict[Any, set[Any]] = collections.defaultdict(set)
+        self._objects = [None]
+        self._mat_map = np.zeros(self.area, np.uint8)
+        self._obj_map = np.zeros(self.area, np.uint32)
 
     def __getitem__(self, pos: Any) -> tuple[Any, Any]:
         x, y = pos[0], pos[1]
