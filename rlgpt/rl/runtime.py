@@ -32,7 +32,8 @@ class MacroRunner(Protocol):
     that also has `start_waits(name, state)`, `next_waits(state)` and `stop_waits()`
     (rlgpt/sandbox/pool.py) lets the env's step wait in turns with other envs' (`step_waits`);
     one with `ended(state, achievements)` is asked, before a call cut short is stopped,
-    whether its plan had ended it with that step (then no stop is sent)."""
+    whether its plan had ended it with that step (then no stop is sent); one with `names`
+    (the coded actions it holds) has every other coded name masked."""
 
     def start(self, name: str, state: dict[str, Any]) -> str | None: ...
 
@@ -108,6 +109,9 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self.banned: set[str] = set()  # disabled at once: it cost too much CPU
         self.names = list(names)
         self.runner = runner
+        # the coded actions its runner can run (None: any); a learned action's space may name
+        # one this run has not (excluded, or turned into a learned action): masked, never asked
+        self._runs: frozenset[str] | None = getattr(runner, "names", None)
         self.step_budget = step_budget
         self.no_effect_penalty = no_effect_penalty
         self.world_env: WorldEnv = env.unwrapped  # type: ignore[assignment]
@@ -175,6 +179,11 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             or self.hangs[name] >= self.max_hangs
         )
 
+    def _code_off(self, name: str) -> bool:
+        """Whether coded action `name` may not run: disabled, or not one its runner holds (a
+        learned action's space may share a name with the learned action: this is the code's)."""
+        return (self._runs is not None and name not in self._runs) or self.disabled(name)
+
     def _ask(self, name: str, state: dict[str, Any], op: str) -> Waits[str | None]:
         runner = self.runner
         if op == "stop":
@@ -193,7 +202,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     def _call(self, name: str, state: dict[str, Any], op: str) -> Waits[tuple[str | None, str]]:
         """The runner's next primitive (None: done) and the kind of the error, if one. `op`:
         start, next, or stop (close a call cut short, so its `finally` runs now)."""
-        if self.disabled(name):
+        if self._code_off(name):
             return None, "disabled"
         try:
             prim = yield from self._ask(name, state, op)
@@ -305,7 +314,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         total, steps = 0.0, 0
         term = trunc = False
         while True:
-            mask = option.mask(info, self.disabled, env.standing())
+            mask = option.mask(info, self._code_off, env.standing())
             if mask.any():
                 chosen, coded = option.act(obs, mask)
             else:  # nothing it may do now: the call is one tick

@@ -75,6 +75,11 @@ class MacroPool:
             self.close()
             raise
 
+    @property
+    def names(self) -> frozenset[str]:
+        """The coded actions it runs (a worker stopped for good included: it answers why)."""
+        return frozenset(self._coded)
+
     def _spawn(self, name: str, loaded: bool = True) -> MacroWorker:
         coded = self._coded[name]
         limit, why = step_cpu_limit(self._step_cpu_ms, coded.validated_cpu_ms)

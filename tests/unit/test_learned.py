@@ -214,6 +214,31 @@ def test_a_learned_action_runs_as_an_option_until_its_effect(trained, tmp_path):
         env.close()
 
 
+def test_a_learned_action_whose_coded_action_this_run_lacks_runs_without_it(trained):
+    """A learned action's space names a coded action the iteration has not (excluded, or
+    turned into a learned action since): it is masked in the option's space, never asked of
+    the pool (which has no worker for it), and the call runs on primitives alone."""
+    req, result = trained
+    action = LearnedAction(name="collect_wood", config=req.config, policy=result.policy,
+                           policy_sha256=result.policy_sha256)  # fmt: skip
+    cfg = RLConfig(macro_actions=[], learned_actions=["collect_wood"], reward_terms=[],
+                   sample_budget=1, primitive_actions=["noop"])  # fmt: skip
+    env = make_env(req.task, cfg, [], 3, 4, 80, sandbox=SANDBOX, masking="off", learned=[action])
+    try:
+        assert env.action_masks()[1], "the learned action itself stays on"
+        option = env.options["collect_wood"]
+        assert "collect_wood" in option.coded and env.runner.names == frozenset()
+        _, info = env.reset(seed=3)
+        assert not option.mask(info, env._code_off, env.world_env.standing())[-1]
+        for _ in range(3):
+            _, _, term, trunc, info = env.step(1)
+            assert info["macro_error"] is None and info["primitive_steps"] >= 1
+            if term or trunc:
+                break
+    finally:
+        env.close()
+
+
 def test_reach_counts_effects_deaths_and_budgets(wood_starts):
     cfg = config(macro_actions=["collect_wood"], step_budget=120)
     author = CRAFTER.author()

@@ -170,8 +170,11 @@ def follow_path(
             if view.block_at(*step) not in dig or view.mob_at(*step) != "none":
                 break
             yield MOVES[step] if view.facing != step else "do"
-        if view.mob_at(*step) != "none":  # a cow or a snail in the way: eat through it
-            if not flee:
+        mob = view.mob_at(*step)
+        if mob != "none":  # a cow or a snail in the way: eat through it, fleeing or not (a
+            # monster is routed round when fleeing: returning without a step would only find
+            # the same way again, and wait on it for good)
+            if not flee or view.kind_of(mob) not in HOSTILE:
                 yield MOVES[step] if view.facing != step else "do"
             return False
         if view.block_at(*step) not in WALKABLE and view.block_at(*step) != "dark":
