@@ -204,23 +204,30 @@ def generate_world(world: Any, player: Any) -> None:
     names = ("grass", "path", "stone", "coal", "iron", "diamond", "lava", "sand", "water", "tree")
     walkable = np.zeros(max(ids.values()) + 1, np.bool_)
     walkable[[ids[n] for n in constants.walkable]] = True
+    material_ids = np.array([ids[n] for n in names])
+
+    def walk(u: np.ndarray) -> tuple[Any, Any, int] | None:
+        """The cells' materials, the creatures' rows and the draws used; None when `u` ran
+        out."""
+        mat, tunnels, used = _materials(start > 0.5, mountain > 0.15, mountain, water, perm,
+                                        grad, material_ids, u)  # fmt: skip
+        if used < 0:
+            return None
+        rows, used = _creatures(mat, tunnels, dist > 3, dist > 10, walkable, ids["grass"],
+                                ids["path"], u, used)  # fmt: skip
+        return None if used < 0 else (mat, rows, used)
+
     random = world.random
     state = random.get_state()
-    # a batch of draws that a world's walk has never been seen to outrun (1.1-1.8 per cell),
-    # then, if it does, the rest of the most it can use: one stream either way
+    # a batch of draws no world's walk has been seen to outrun (it uses 1.1-1.8 per cell);
+    # one that does gets the rest of the most it can use: one stream either way
     draws = random.random_sample(_FIRST_DRAWS_PER_CELL * w * h)
-    while True:
-        mat, tunnels, used = _materials(
-            start > 0.5, mountain > 0.15, mountain, water, perm, grad,
-            np.array([ids[n] for n in names]), draws,
-        )  # fmt: skip
-        if used >= 0:
-            rows, used = _creatures(mat, tunnels, dist > 3, dist > 10, walkable, ids["grass"],
-                                    ids["path"], draws, used)  # fmt: skip
-        if used >= 0:
-            break
-        more = random.random_sample(_DRAWS_PER_CELL * w * h - draws.size)
-        draws = np.concatenate((draws, more))
+    done = walk(draws)
+    if done is None:
+        more = random.random_sample((_DRAWS_PER_CELL - _FIRST_DRAWS_PER_CELL) * w * h)
+        done = walk(np.concatenate((draws, more)))
+    assert done is not None  # 6 draws per cell: more than any walk can use
+    mat, rows, used = done
     world._mat_map[:] = mat
     for kind, x, y in rows.tolist():
         if kind == _COW:
