@@ -64,8 +64,9 @@ while True:
     if not chunk:
         break
     buf += chunk
-    while b"\\n" in buf:
-        buf = buf.split(b"\\n", 1)[1]
+    while len(buf) >= 4 and len(buf) >= 4 + int.from_bytes(buf[:4], "little"):
+        end = 4 + int.from_bytes(buf[:4], "little")
+        buf = buf[end:]
         os.write(w, b'{"action": "do"}\\n')
 """
 
@@ -193,7 +194,7 @@ def _recorded_requests(coded: list[Any], n: int = 2000) -> list[bytes]:
     as the client sends it): a call started on a fresh episode, then `next` with each step's
     state, restarted when it ends."""
     from rlgpt.sandbox.client import state_delta
-    from rlgpt.sandbox.wire import encode
+    from rlgpt.sandbox.wire import request
 
     env = CrafterEnv(get_task("make_wood_pickaxe"))
     _, info = env.reset(seed=0)
@@ -207,7 +208,7 @@ def _recorded_requests(coded: list[Any], n: int = 2000) -> list[bytes]:
         msg = {"op": "start" if prim is None else "next", "state": delta}
         if prim is None:
             msg["name"] = "collect_wood"
-        out.append(encode(msg))
+        out.append(request(msg))
         prim = logic.start("collect_wood", state) if prim is None else logic.next(state)
         _, _, term, trunc, info = env.step(actions().index(prim or "noop"))
         if term or trunc:

@@ -41,7 +41,7 @@ from rlgpt.sandbox.pipes import (
 from rlgpt.sandbox.plans import BadPlan
 from rlgpt.sandbox.seccomp import filter_fd
 from rlgpt.sandbox.stepping import PlanStepper
-from rlgpt.sandbox.wire import Replies, encode, state_delta
+from rlgpt.sandbox.wire import Replies, request, state_delta
 from rlgpt.textsafe import printable
 
 __all__ = [
@@ -57,6 +57,7 @@ MAX_REPLY_BYTES = 65_536
 WORKER_ERRORS = frozenset({"exception", "api_misuse", "invalid_action", "crash"})
 LAUNCHER = Path(__file__).with_name("launch.py")  # limits applied before exec, not in a fork
 IDLE_CPU_NS = 100_000_000  # CPU a worker may use between calls, when it should be blocked
+CPUS = os.cpu_count() or 1024  # what a worker's processes may run on at once, at most
 # CPU a worker may spend at once beyond its per-step allowance (a first call's set-up, a rare
 # long search), judged from its first step: past it, the steps since it last kept within its
 # allowance cost too much, and it is killed
@@ -141,6 +142,7 @@ class MacroWorker:
         os.close(rep_w)
         self._buf = bytearray()
         self._cpu_mark: int | None = None  # CPU at its last reply (None: none yet, not measured)
+        self._mark_t = 0.0  # time.monotonic() when `_cpu_mark` was read
         self._sent: dict[str, Any] = {}  # what the worker's view holds of sent_when_changed
         self._kept = skills.sent_when_changed
         self._primitives = frozenset(skills.primitives)
@@ -190,7 +192,7 @@ class MacroWorker:
         limit = timeout_s if timeout_s is not None else self.timeout_s
         start = time.monotonic()
         end = start + limit if self.deadline is None else min(start + limit, self.deadline)
-        pending = bytearray(encode(msg))
+        pending = bytearray(request(msg))
         patience: Patience | None = None  # made at the first expiry only: none on the fast path
         handed = False
         while True:
@@ -238,7 +240,11 @@ class MacroWorker:
 
     def check_idle(self) -> None:
         """Kill the worker if it used CPU since its last reply, when it should be blocked
-        reading its next request (a process it left running)."""
+        reading its next request (a process it left running). Its counter is read only when
+        enough time passed for IDLE_CPU_NS to be used on every CPU of the machine: before that
+        it cannot have been, and what it used is charged to the call's steps instead."""
+        if (time.monotonic() - self._mark_t) * 1e9 * CPUS <= IDLE_CPU_NS:
+            return
         now = self._limits.cpu_ns()
         if now is None or self._cpu_mark is None:
             return
@@ -249,7 +255,7 @@ class MacroWorker:
                 f"used {spent:.2f} s of CPU between calls, when it should "
                 "be idle (a process left running?); killed",
             )
-        self._cpu_mark = now
+        self._cpu_mark, self._mark_t = now, time.monotonic()
 
     def _count_cpu(self, op: str) -> None:
         """Charge the call's CPU to its steps (a stop's, its `finally`, too; not the load's).
@@ -257,6 +263,7 @@ class MacroWorker:
         steps pay it back, down to nothing: no credit is saved up); past BURST_CPU_NS, the
         worker is killed, with the CPU per step of the steps that ran it up."""
         before, self._cpu_mark = self._cpu_mark, self._limits.cpu_ns()
+        self._mark_t = time.monotonic()
         if before is None or self._cpu_mark is None or op == "load":
             return
         used = self._cpu_mark - before

@@ -38,19 +38,19 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import gc
 import importlib
-import json
 import os
 import sys
 import traceback
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from types import GeneratorType, MappingProxyType
 from typing import Any
 
 from rlgpt.sandbox import plans
 from rlgpt.sandbox.driven import SkillCalls, add_yield_from
 from rlgpt.sandbox.sealed import member, seal, seal_api, view_proxy
-from rlgpt.sandbox.wire import Replies
+from rlgpt.sandbox.wire import Replies, requests
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "frozenset", "int",
@@ -322,24 +322,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300] + where
 
 
-def _requests(rfd: int) -> Iterator[Any]:
-    """The host's requests, one JSON line each, read straight from the pipe (no text layer:
-    the wire is ASCII, rlgpt/sandbox/wire.py)."""
-    buf = bytearray()
-    while True:
-        end = buf.find(b"\n")
-        while end < 0:
-            chunk = os.read(rfd, 65_536)
-            if not chunk:
-                return
-            start = len(buf)
-            buf += chunk
-            end = buf.find(b"\n", start)
-        line = bytes(buf[:end])
-        del buf[: end + 1]
-        yield json.loads(line)
-
-
 def _write(wfd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -354,10 +336,11 @@ def main() -> None:
     drop_privileges()
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - code may print; the pipe stays clean
     replies = Replies(())
-    for msg in _requests(rfd):
+    for msg in requests(rfd):
         if msg["op"] == "load":
             reply = worker.load(msg)
             replies = Replies(worker.primitives)
+            gc.freeze()  # what loading made lives as long as the worker: no collection scans it
         else:
             reply = worker.advance(msg)
         _write(wfd, replies.line(reply))

@@ -1,14 +1,17 @@
-"""rlgpt.sandbox.wire: the line each side writes is the line the other reads back."""
+"""rlgpt.sandbox.wire: what each side writes is what the other reads back (requests as marshal
+ frames, replies as JSON lines)."""
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 import numpy as np
 import pytest
 
 from rlgpt.sandbox.client import state_delta
-from rlgpt.sandbox.wire import Replies, encode
+from rlgpt.sandbox.wire import Replies, decode, encode, request, requests
 from rlgpt.worlds import get_world
 from rlgpt.worlds.crafter.env import CrafterEnv
 from rlgpt.worlds.crafter.recipes import actions
@@ -22,7 +25,7 @@ def test_every_common_reply_is_its_json_line_and_parses_back_without_json():
     replies = Replies(PRIMITIVES)
     for reply in [{"action": a} for a in PRIMITIVES] + [{"done": True}]:
         line = replies.line(reply)
-        assert line == (json.dumps(reply) + "\n").encode(), "the cached line is json's own"
+        assert line == (json.dumps(reply) + "\n").encode(), "json's own, the same on both sides"
         assert line[:-1] in replies.known, "the host knows it without parsing"
         got = replies.parse(line[:-1])
         assert got == reply
@@ -47,7 +50,59 @@ def test_other_replies_are_json_lines_of_ascii_and_parse_back(reply):
     assert line.isascii()
     assert line[:-1] not in replies.known
     assert replies.parse(line[:-1]) == json.loads(line)
-    assert encode(reply) == line
+    assert json.loads(encode(reply)) == json.loads(line)
+
+
+class _Flag(int):  # a subclass marshal does not write
+    pass
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {
+            "op": "start",
+            "name": "collect_wood",
+            "state": {
+                "memory": "0f" * 4096,
+                "pos": (3, 4),
+                "daylight": 0.983,
+                "inventory": {"wood": 2},
+                "ok": True,
+                "none": None,
+            },
+        },
+        {"op": "next", "taken": 3, "before": [{"pos": [1, 2]}], "text": "caf\u00e9 \udc80"},
+        {"op": "load", "flag": _Flag(1), "nested": {"k": [_Flag(2)]}},
+    ],
+)
+def test_requests_come_out_of_the_pipe_as_the_host_wrote_them(obj):
+    """Frames of any size, split across reads or many in one, read back whole and in order;
+    a subclass marshal cannot write arrives as the JSON types it stands for."""
+    r, w = os.pipe()
+    frames = [request(obj), request({"op": "stop"}), request({"big": "x" * 200_000})]
+    writer = threading.Thread(target=lambda: [os.write(w, f[i : i + 7_000])
+                                              for f in frames for i in range(0, len(f), 7_000)]
+                              + [os.close(w)])  # fmt: skip
+    writer.start()
+    got = list(requests(r))
+    writer.join()
+    os.close(r)
+    expected = obj if "flag" not in obj else json.loads(json.dumps(obj))
+    assert got == [expected, {"op": "stop"}, {"big": "x" * 200_000}]
+    assert type(got[0].get("flag", 0)) is int
+
+
+def test_decode_reads_what_json_reads_that_orjson_does_not():
+    big = decode(b'{"n": 123456789012345678901234567890}')["n"]  # orjson: a float
+    assert not isinstance(big, int) and big == pytest.approx(1.2345678901234568e29)
+    assert str(decode(b'{"x": NaN}')["x"]) == "nan"
+    with pytest.raises(ValueError):
+        decode(b'{"action": "do"')
+    with pytest.raises(ValueError):
+        decode(b"\xff\xfe")
+    with pytest.raises(ValueError):
+        decode(b'{"a": "\xff"}')  # not UTF-8: neither reads it
 
 
 def test_a_line_that_is_not_json_is_an_error_for_the_host_to_judge():
