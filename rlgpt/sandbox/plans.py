@@ -258,10 +258,11 @@ def _step(item: Any, primitives: frozenset[str], conditions: frozenset[str]) -> 
     action, at, facing, free, holds, faces = item
     if not isinstance(action, str) or action not in primitives:
         raise BadPlan("invalid_action", "a plan step whose action is not one of the game's")
-    if (
-        not isinstance(holds, list)
-        or len(holds) > MAX_HOLDS
-        or not all(isinstance(h, str) and h in conditions for h in holds)
+    if not isinstance(holds, list) or (
+        holds  # most steps hold nothing
+        and (
+            len(holds) > MAX_HOLDS or not all(isinstance(h, str) and h in conditions for h in holds)
+        )
     ):
         raise BadPlan("crash", "a plan step naming a condition the world does not check")
     if faces is not None and (not isinstance(faces, str) or not 0 < len(faces) <= MAX_NAME):
@@ -273,13 +274,16 @@ def _step(item: Any, primitives: frozenset[str], conditions: frozenset[str]) -> 
 def _cell(value: Any, bound: int, units: bool = False) -> Cell | None:
     if value is None:
         return None
+    if not isinstance(value, list) or len(value) != 2:
+        raise BadPlan("crash", "a plan step with a cell that is not two small integers")
+    x, y = value  # no generator: a plan's every step has three cells to check
     if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(type(v) is int and abs(v) <= bound for v in value)
+        type(x) is not int
+        or type(y) is not int
+        or not (-bound <= x <= bound and -bound <= y <= bound)
     ):
         raise BadPlan("crash", "a plan step with a cell that is not two small integers")
-    cell = (value[0], value[1])
+    cell = (x, y)
     if units and cell not in UNITS:
         raise BadPlan("crash", "a plan step whose direction is not a unit step")
     return cell
@@ -290,6 +294,8 @@ def lost(
 ) -> bool:
     """Whether a step lost something a plan must not walk on past: an item (not a vital) that
     went down, or a vital that fell by more than its `drift` in one step (a hit, not hunger)."""
+    if before == after:  # most steps: nothing changed
+        return False
     keep = frozenset(vitals)
     for name, was in before.items():
         now = after.get(name, 0)
