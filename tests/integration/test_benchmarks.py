@@ -87,6 +87,15 @@ def test_sandbox_overhead_reports_latency_and_rates():
     assert floor["host_us"] > 0 and floor["worker_us"] > 0 and floor["wall_us"] > 0
 
 
+def test_boundary_replay_reports_each_side_of_a_round_trip_and_their_difference():
+    out = _last_json(["benchmarks/boundary_replay.py", "--samples", "300", "--rounds", "1",
+                      "--gap", "0"])  # fmt: skip
+    assert out["trips"] > 0 and out["rounds"] == 1
+    assert out["host_us"] > 0 and out["worker_us"] > 0 and out["in_process_us"] > 0
+    more = out["host_us"] + out["worker_us"] - out["in_process_us"]
+    assert abs(out["boundary_us"] - more) < 0.2  # one round: its own figures (rounded)
+
+
 def test_validation_benchmark_reports_time_per_action_on_both_worlds_and_the_baseline():
     pytest.importorskip("craftax")
     out = _last_json(["benchmarks/validation.py", "--only", "place_table", "make_wood_pickaxe"])
