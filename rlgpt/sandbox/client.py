@@ -1,5 +1,6 @@
-"""Host side of the sandboxed worker: start it contained, talk JSON lines with a total deadline
-on every write and read, kill it on a timeout or when it costs more CPU than it may."""
+"""Host side of the sandboxed worker: start it contained, talk to it over pipes (requests as
+marshal frames, replies as JSON lines: rlgpt/sandbox/wire.py) with a total deadline on every
+write and read, kill it on a timeout or when it costs more CPU than it may."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
 Started by `MacroWorker` inside the OS boundary (rlgpt/sandbox/boundary.py) as
 `python -I -S -c BOOT RFD WFD`, or in degraded mode as `python -I -m rlgpt.sandbox.worker RFD
 WFD`. Its first act, when it finds itself root, is to drop to uid and gid 65534 for good.
-Requests and replies are JSON lines:
+Requests come as marshal frames and replies go as JSON lines (rlgpt/sandbox/wire.py); as
+objects:
 
   {"op": "load", "api": "pkg.api", "view": {...}, "primitives": [...],
    "actions": {"name": "source", ...}}                               -> {"ok": true}
