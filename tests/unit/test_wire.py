@@ -1,5 +1,5 @@
 """rlgpt.sandbox.wire: what each side writes is what the other reads back (requests as marshal
- frames, replies as JSON lines)."""
+frames, replies as JSON lines)."""
 
 from __future__ import annotations
 
