@@ -36,10 +36,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import psutil
 
 OPS = ("start", "next", "stop", "ended")
 PARTS = ("host_us", "worker_us", "in_process_us", "boundary_us")
@@ -77,18 +76,14 @@ def _record(path: str, samples: int, seed: int) -> None:
         pickle.dump(log, f)
 
 
-def _busy(n: int) -> int:
-    total = 0
-    for i in range(n):
-        total += i * i
-    return total
-
-
-def _replay(runner: Any, log: list[tuple[str, Any]], gap: int) -> tuple[list[Any], float]:
-    """Every recorded call made on `runner`: what each returned, and the CPU of the calls."""
+def _replay(
+    runner: Any, log: list[tuple[str, Any]], gap: int, busy: Callable[[int], Any]
+) -> tuple[list[Any], float]:
+    """Every recorded call made on `runner`, `busy(gap)` before each: what each returned, and
+    the CPU of the calls."""
     out, cpu, clock = [], 0.0, time.process_time
     for op, args in log:
-        _busy(gap)
+        busy(gap)
         t0 = clock()
         if op == "ended":
             out.append(runner.ended(lambda s=args[0]: s, args[1]))
@@ -96,11 +91,6 @@ def _replay(runner: Any, log: list[tuple[str, Any]], gap: int) -> tuple[list[Any
             out.append(getattr(runner, op)(*args))
         cpu += clock() - t0
     return out, cpu
-
-
-def _tree_cpu_s(pid: int) -> float:
-    root = psutil.Process(pid)
-    return sum(sum(p.cpu_times()[:2]) for p in [root, *root.children(recursive=True)])
 
 
 def _child(path: str, gap: int, tree: str) -> dict[str, Any]:
@@ -111,19 +101,23 @@ def _child(path: str, gap: int, tree: str) -> dict[str, Any]:
 
     from rlgpt.config import Params
     from rlgpt.sandbox.client import MacroWorker
+    from rlgpt.sandbox.limits import tree_cpu_ns
     from rlgpt.worlds.crafter.author import write_action
 
     with open(path, "rb") as f:
         log = pickle.load(f)  # noqa: S301 - written by this benchmark's own run
     coded = [write_action(n, Params().train.macro_step_budget) for n in so.NAMES]
     logic = so.InProcess(coded)
-    expected, in_process = _replay(logic, log, gap)
+    expected, in_process = _replay(logic, log, gap, so._busy)
     trips = logic.round_trips
     worker = MacroWorker(coded, so.SKILLS, isolation="bwrap")
     try:
-        before = _tree_cpu_s(worker._proc.pid)
-        got, host = _replay(worker, log, gap)
-        worker_s = _tree_cpu_s(worker._proc.pid) - before
+        before = tree_cpu_ns(worker._proc.pid) or 0
+        got, host = _replay(worker, log, gap, so._busy)
+        # the CPU its calls were charged (its cgroup's counter, to the microsecond); where
+        # none is measured, its process tree's, to the clock tick
+        tree_s = ((tree_cpu_ns(worker._proc.pid) or 0) - before) / 1e9
+        worker_s = worker.cpu_ns / 1e9 if worker.cpu_ns else tree_s
     finally:
         worker.close()
     if got != expected:

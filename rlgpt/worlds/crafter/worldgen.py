@@ -226,7 +226,8 @@ def generate_world(world: Any, player: Any) -> None:
     if done is None:
         more = random.random_sample((_DRAWS_PER_CELL - _FIRST_DRAWS_PER_CELL) * w * h)
         done = walk(np.concatenate((draws, more)))
-    assert done is not None  # 6 draws per cell: more than any walk can use
+    if done is None:  # _DRAWS_PER_CELL is more than any walk can use
+        raise RuntimeError("world generation ran out of random draws (a bug in worldgen.py)")
     mat, rows, used = done
     world._mat_map[:] = mat
     for kind, x, y in rows.tolist():
