@@ -63,19 +63,39 @@ def lean_policy(policy: Any, *, sparse_input: bool = False) -> None:
 
 class ActiveColumns(nn.Linear):
     """nn.Linear whose product, where a gradient is taken over a batch, leaves out the input
-    columns that are zero in every row of it (when they are at least half the columns)."""
+    columns that are zero in every row of it (when they are at least half the columns).
+
+    The policy's and the value's input layers read the same minibatch: its active columns and
+    its narrowed copy are found once, by the first (`_active`), and reused by the second."""
 
     MIN_ROWS = 16  # a rollout's few rows gain nothing: the weights are read whole either way
 
     def forward(self, input: th.Tensor) -> th.Tensor:  # noqa: A002 - nn.Linear's own name
         if input.dim() != 2 or input.shape[0] < self.MIN_ROWS or not th.is_grad_enabled():
             return F.linear(input, self.weight, self.bias)
-        active = input.any(dim=0).nonzero().squeeze(1)
-        if 2 * active.numel() > input.shape[1]:
+        active, narrow = _active(input)
+        if narrow is None:
             return F.linear(input, self.weight, self.bias)
-        return F.linear(
-            input.index_select(1, active), self.weight.index_select(1, active), self.bias
-        )
+        return F.linear(narrow, self.weight.index_select(1, active), self.bias)
+
+
+# the last minibatch's (tensor, its version, active columns, narrowed copy or None): one entry,
+# replaced whole, so a reader in another thread sees one consistent tuple or misses
+_last_active: tuple[th.Tensor, int, th.Tensor, th.Tensor | None] | None = None
+
+
+def _active(input: th.Tensor) -> tuple[th.Tensor, th.Tensor | None]:  # noqa: A002
+    """The input's columns that are not zero in every row (`input.any(dim=0)`, read as a sum of
+    magnitudes: only an all-zero column sums to zero, and a NaN stays nonzero), and the input
+    narrowed to them, or None where they are more than half its columns."""
+    global _last_active
+    last = _last_active
+    if last is not None and last[0] is input and last[1] == input._version:
+        return last[2], last[3]
+    active = input.detach().abs().sum(dim=0).nonzero().squeeze(1)
+    narrow = None if 2 * active.numel() > input.shape[1] else input.index_select(1, active)
+    _last_active = (input, input._version, active, narrow)
+    return active, narrow
 
 
 def _masked_logits(logits: th.Tensor, masks: Any) -> tuple[th.Tensor, th.Tensor]:

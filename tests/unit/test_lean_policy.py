@@ -148,3 +148,26 @@ def test_sparse_input_leaves_an_image_policy_dense():
     plain = PPO("MlpPolicy", "CartPole-v1", n_steps=32, batch_size=32, device="cpu")
     lean_policy(plain.policy, sparse_input=True)  # an unmasked MLP policy: its input layers too
     assert type(plain.policy.mlp_extractor.value_net[0]).__name__ == "ActiveColumns"
+
+
+def test_active_columns_are_the_columns_any_row_holds_found_once_per_minibatch():
+    """The active columns are `input.any(dim=0)`'s for every kind of column (one whose values
+    cancel, a negative zero, a subnormal), found once for the two input layers of a minibatch
+    and again after the minibatch changes in place."""
+    from rlgpt.rl import lean
+
+    x = torch.zeros(32, 10)
+    x[0, 1], x[1, 1] = 1.0, -1.0  # sums to zero, yet held
+    x[:, 2] = -0.0  # zero in every row
+    x[3, 4] = 1e-45  # a subnormal
+    x[5, 7] = 1.0
+    active, narrow = lean._active(x)
+    assert torch.equal(active, x.any(dim=0).nonzero().squeeze(1))
+    assert active.tolist() == [1, 4, 7] and narrow is not None
+    assert torch.equal(narrow, x[:, [1, 4, 7]])
+    again, narrow_again = lean._active(x)
+    assert again is active and narrow_again is narrow  # the second layer's: the same
+    x[6, 9] = 2.0  # changed in place: found afresh
+    assert lean._active(x)[0].tolist() == [1, 4, 7, 9]
+    dense = torch.ones(32, 10)  # every column held: no narrowed copy
+    assert lean._active(dense)[1] is None

@@ -110,12 +110,14 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         episode, 0 elsewhere: what the agent has seen, as it is now. Plants count as a
         material here: they never move, and a sapling out of view is one the player tends."""
         world = self._env._world
-        out = np.where(self._seen, world._mat_map, 0).astype(np.uint8)
+        out = world._mat_map * self._seen  # uint8: 0 where unseen
         plant = self._obj_ids.get(objects.Plant)
-        for obj in world.objects:
-            x, y = obj.pos
-            if type(obj) is objects.Plant and plant is not None and self._seen[x, y]:
-                out[x, y] = plant
+        if plant is not None:
+            for obj in world._objects:  # None where an object was removed
+                if type(obj) is objects.Plant:
+                    x, y = int(obj.pos[0]), int(obj.pos[1])
+                    if self._seen[x, y]:
+                        out[x, y] = plant
         return out.tobytes()
 
     @property

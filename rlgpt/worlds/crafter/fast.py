@@ -7,8 +7,8 @@ What changes is only how things are computed, never what:
 - the image is not rendered unless asked for; at night crafter's render draws noise from the
   world's random stream, so the same number of numbers is drawn (and thrown away) instead;
 - the per-step reach test reads every object's position from the object map at once and
-  decides who is within reach in one numpy expression, and the full semantic map is computed
-  on demand, not on every step;
+  decides who is within reach in one compiled pass each (`_positions`, `_near`), and the full
+  semantic map is computed on demand, not on every step;
 - the grid and the creatures (cows, zombies, skeletons, plants) and the player's own update
   run on Python integers (creatures.py: `FastWorld`, `UPDATES`), with every draw where crafter
   takes it;
@@ -30,6 +30,7 @@ from typing import Any
 import crafter
 import numpy as np
 from crafter import constants, objects
+from numba import njit
 
 from rlgpt.worlds.crafter.creatures import UPDATES, FastWorld
 from rlgpt.worlds.crafter.worldgen import generate_world
@@ -120,17 +121,13 @@ class FastCrafter(crafter.Env):
         after it for those after it. Creatures update on integers (creatures.py)."""
         world = self._world
         objs = world.objects
-        cells = np.flatnonzero(world._obj_map)  # x-major, as the map is laid out
-        index = world._obj_map.ravel()[cells]
-        if len(index) != len(objs):  # not one cell per object: read each object's position
+        xs, ys = _positions(world._obj_map, len(world._objects))
+        if len(xs) != len(objs):  # not one cell per object: read each object's position
             for obj in objs:
                 p, o = player.pos, obj.pos
                 if abs(int(o[0]) - int(p[0])) + abs(int(o[1]) - int(p[1])) < self._reach:
                     _update(obj)
             return
-        h = int(world.area[1])
-        cells = cells[np.argsort(index, kind="stable")]  # the world's order: by index
-        xs, ys = np.divmod(cells, h)
         # the player comes first (it is added first), but any place in the order is kept
         me = 0 if objs[0] is player else next(
             (i for i, obj in enumerate(objs) if obj is player), len(objs)
@@ -147,9 +144,8 @@ class FastCrafter(crafter.Env):
         if lo >= hi:
             return
         px, py = self._player.pos.tolist()
-        near = np.abs(xs[lo:hi] - px) + np.abs(ys[lo:hi] - py) < self._reach
-        for i in np.flatnonzero(near).tolist():
-            _update(objs[lo + i])
+        for i in _near(xs, ys, lo, hi, px, py, self._reach).tolist():
+            _update(objs[i])
 
     def _balance_chunks(self) -> None:
         """crafter's `_balance_chunk` for every chunk, in its order, with the same draws:
@@ -212,6 +208,44 @@ class FastCrafter(crafter.Env):
         """crafter's spawn/despawn rule; creatures in a stable order (see module docstring)."""
         balance_object(self, chunk, objs, cls, material, span_dist, despan_dist, spawn_prob,
                        despawn_prob, ctor, target_fn)  # fmt: skip
+
+
+@njit(cache=True)
+def _positions(obj_map: Any, slots: int) -> Any:  # pragma: no cover - compiled
+    """The cell of each object on the map, in the order of its index in the world (the order
+    of `world.objects`): (xs, ys). Empty where an index is out of range or on two cells."""
+    w, h = obj_map.shape
+    at_x, at_y = np.full(slots, -1, np.int64), np.empty(slots, np.int64)
+    n = 0
+    for x in range(w):
+        for y in range(h):
+            i = obj_map[x, y]
+            if i:
+                if i >= slots or at_x[i] >= 0:
+                    return at_x[:0], at_y[:0]
+                at_x[i], at_y[i] = x, y
+                n += 1
+    xs, ys = np.empty(n, np.int64), np.empty(n, np.int64)
+    k = 0
+    for i in range(slots):
+        if at_x[i] >= 0:
+            xs[k], ys[k] = at_x[i], at_y[i]
+            k += 1
+    return xs, ys
+
+
+@njit(cache=True)
+def _near(
+    xs: Any, ys: Any, lo: int, hi: int, px: int, py: int, reach: int
+) -> Any:  # pragma: no cover
+    """Which of objects lo..hi-1 (at xs, ys) are within `reach` steps of (px, py), in order."""
+    out = np.empty(max(hi - lo, 0), np.int64)
+    n = 0
+    for i in range(lo, hi):
+        if abs(xs[i] - px) + abs(ys[i] - py) < reach:
+            out[n] = i
+            n += 1
+    return out[:n]
 
 
 def _update(obj: Any) -> None:

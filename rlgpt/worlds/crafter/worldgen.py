@@ -24,7 +24,12 @@ from typing import Any
 import numpy as np
 from crafter import constants, objects
 from numba import njit
+from opensimplex import internals as _simplex
 from opensimplex.internals import _noise3
+
+# opensimplex's own `_noise3`, compiled again to be inlined into the loop over a whole grid:
+# the same operations (bit for bit the same noise) without a call per cell, about 15% faster
+_noise3_inlined = njit(inline="always")(_simplex._noise3.py_func)
 
 # per cell, at most three draws for its material and three for a creature
 _DRAWS_PER_CELL = 6
@@ -37,7 +42,7 @@ def _noise_grid(xs: Any, ys: Any, z: float, perm: Any, grad: Any) -> Any:  # pra
     out = np.empty((xs.size, ys.size))
     for i in range(xs.size):
         for j in range(ys.size):
-            out[i, j] = _noise3(xs[i], ys[j], z, perm, grad)
+            out[i, j] = _noise3_inlined(xs[i], ys[j], z, perm, grad)
     return out
 
 
@@ -230,13 +235,36 @@ def generate_world(world: Any, player: Any) -> None:
         raise RuntimeError("world generation ran out of random draws (a bug in worldgen.py)")
     mat, rows, used = done
     world._mat_map[:] = mat
-    for kind, x, y in rows.tolist():
-        if kind == _COW:
-            world.add(objects.Cow(world, (x, y)))
-        elif kind == _ZOMBIE:
-            world.add(objects.Zombie(world, (x, y), player))
-        else:
-            world.add(objects.Skeleton(world, (x, y), player))
+    _add_creatures(world, player, rows.tolist())
     random.set_state(state)  # as if crafter had drawn its `used` scalars one by one
     if used:
         random.random_sample(used)
+
+
+def _add_creatures(world: Any, player: Any, rows: list[list[int]]) -> None:
+    """`world.add(objects.Cow(world, (x, y)))` (a zombie's and a skeleton's with the player)
+    for each (kind, x, y) in turn: the objects crafter 1.8.3's constructors make (the same
+    fields, in their order), added as its `World.add` adds them, without the per-object calls
+    (a world starts with about 50 creatures)."""
+    objs, obj_map, chunks, key = world._objects, world._obj_map, world._chunks, world.chunk_key
+    random = world.random
+    for kind, x, y in rows:
+        if obj_map[x, y]:
+            raise RuntimeError(f"world generation put two objects on ({x}, {y})")
+        if kind == _COW:
+            obj = objects.Cow.__new__(objects.Cow)
+            obj.__dict__.update(world=world, pos=np.array((x, y)), random=random,
+                                inventory={"health": 3}, removed=False)  # fmt: skip
+        elif kind == _ZOMBIE:
+            obj = objects.Zombie.__new__(objects.Zombie)
+            obj.__dict__.update(world=world, pos=np.array((x, y)), random=random,
+                                inventory={"health": 5}, removed=False, player=player,
+                                cooldown=0)  # fmt: skip
+        else:
+            obj = objects.Skeleton.__new__(objects.Skeleton)
+            obj.__dict__.update(world=world, pos=np.array((x, y)), random=random,
+                                inventory={"health": 3}, removed=False, player=player,
+                                reload=0)  # fmt: skip
+        obj_map[x, y] = len(objs)
+        objs.append(obj)
+        chunks[key((x, y))].add(obj)
