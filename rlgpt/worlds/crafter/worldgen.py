@@ -2,17 +2,18 @@
 the same random state, and the generator left where crafter leaves it.
 
 - each OpenSimplex noise field is evaluated once for the whole grid, by opensimplex's own
-  compiled `_noise3` for every cell in turn (its array API runs them on OpenMP threads: on a
-  shared machine their start-up and spinning cost more than the cells);
+  `_noise3` for every cell in turn, compiled into the loop (its array API runs them on OpenMP
+  threads: on a shared machine their start-up and spinning cost more than the cells);
 - the walk over the cells, in crafter's order, is compiled too: it takes its uniform draws from
   a batch drawn up front (one double each, as the scalar `uniform()` of a legacy RandomState;
   2 per cell, where a world uses 1.1 to 1.8, and the rest of the most it can use, 6, only
   when a walk outruns them), returns how many it used, and the generator is rewound and
   advanced by exactly that many;
-- the creatures are created in Python, in crafter's order, from the cells the walk chose.
+- the creatures are created in Python, in crafter's order, from the cells the walk chose, with
+  the fields crafter's constructors give them and added as `World.add` adds them.
 
 Measured here (benchmarks-style loop of resets, 2 shared cores): a reset went from about
-8-12 ms (the cells walked in Python, the noise on OpenMP threads) to about 3.5-4 ms; most of
+8-12 ms (the cells walked in Python, the noise on OpenMP threads) to about 2.3-2.8 ms; most of
 what is left is the five noise fields every cell needs.
 tests/unit/test_fast_backend.py checks the worlds against stock crafter's, seed by seed.
 """
