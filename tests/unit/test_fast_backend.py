@@ -143,3 +143,37 @@ def test_random_then_scripted_play_is_identical(seed):
         _compare(stock, fast, s_out, f_out, f"seed {seed} sleep/do step {n}")
         if s_out[2]:
             break
+
+
+def test_a_snapshot_leaves_out_the_sprites_and_views_and_continues_exactly(monkeypatch):
+    """A pickled FastCrafter (a snapshot) holds no sprites, views or chunk table: loading builds
+    them again, and the loaded env goes on as the original does, step for step (the semantic
+    map, every object, the random stream, the image). A snapshot pickled whole (as before)
+    loads and goes on the same."""
+    import pickle
+
+    from rlgpt.worlds.crafter.creatures import FastWorld
+
+    fast = FastCrafter(seed=3, length=10_000)
+    fast.reset()
+    for a in np.random.default_rng(3).integers(0, 17, size=60):
+        fast.step(int(a))
+    blob = pickle.dumps(fast)
+    with monkeypatch.context() as m:  # the whole dicts, as a snapshot was pickled before
+        m.setattr(FastCrafter, "__getstate__", lambda self: self.__dict__)
+        m.setattr(FastWorld, "__getstate__", lambda self: self.__dict__)
+        whole = pickle.dumps(fast)
+    assert len(blob) < len(whole) / 2
+    loaded, old = pickle.loads(blob), pickle.loads(whole)
+    assert loaded._world._chunk_keys is fast._world._chunk_keys  # one table per shape
+    assert loaded._local_view._world is loaded._world and loaded._sem_view._world is loaded._world
+    for a in np.random.default_rng(4).integers(0, 17, size=200):
+        want = fast.step(int(a))
+        for env in (loaded, old):
+            got = env.step(int(a))
+            assert (got[1], got[2], got[3]["inventory"]) == (want[1], want[2], want[3]["inventory"])
+            np.testing.assert_array_equal(env.semantic(), fast.semantic())
+            assert _objects(env) == _objects(fast)
+    s_rng, f_rng = fast._world.random.get_state(), loaded._world.random.get_state()
+    assert s_rng[2:] == f_rng[2:] and np.array_equal(s_rng[1], f_rng[1])
+    np.testing.assert_array_equal(crafter.Env.render(loaded), crafter.Env.render(fast))

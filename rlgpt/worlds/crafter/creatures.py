@@ -37,19 +37,25 @@ class FastWorld(engine.World):
 
     _w: int
     _h: int
-    _chunk_keys: list[list[tuple[int, int, int, int]]]
+    _chunk_keys: ChunkTable
 
     @classmethod
     def adopt(cls, world: engine.World) -> FastWorld:
         world.__class__ = cls
         assert isinstance(world, FastWorld)
         world._w, world._h = (int(v) for v in world.area)
-        key = engine.World.chunk_key
-        world._chunk_keys = [
-            [tuple(int(v) for v in key(world, (x, y))) for y in range(world._h)]  # type: ignore[misc]
-            for x in range(world._w)
-        ]
+        world._chunk_keys = _chunk_table(world)
         return world
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (a snapshot) without the chunk table: it follows from the area and the chunk
+        size, and is a third of a snapshot's bytes."""
+        return {k: v for k, v in self.__dict__.items() if k != "_chunk_keys"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_chunk_keys" not in state:  # a snapshot pickled with it (before) keeps its own
+            self._chunk_keys = _chunk_table(self)
 
     def reset(self, seed: Any = None) -> None:
         """crafter's `reset`, the episode's generator reseeded rather than made anew: `seed()`
@@ -102,6 +108,24 @@ class FastWorld(engine.World):
             and self._objects[self._obj_map[x, y]] is None
             and self._mat_names[self._mat_map[x, y]] in WALKABLE
         )
+
+
+ChunkTable = tuple[tuple[tuple[int, int, int, int], ...], ...]
+_CHUNK_TABLES: dict[tuple[int, int, int, int], ChunkTable] = {}
+
+
+def _chunk_table(world: engine.World) -> ChunkTable:
+    """crafter's `chunk_key` of every cell, [x][y]: one table per area and chunk size, shared
+    by every world of that shape (it is immutable)."""
+    (w, h), (cw, ch) = (int(v) for v in world.area), (int(v) for v in world._chunk_size)
+    shape = (w, h, cw, ch)
+    if shape not in _CHUNK_TABLES:
+        key = engine.World.chunk_key
+        _CHUNK_TABLES[shape] = tuple(
+            tuple(tuple(int(v) for v in key(world, (x, y))) for y in range(h))  # type: ignore[misc]
+            for x in range(w)
+        )
+    return _CHUNK_TABLES[shape]
 
 
 def _xy(obj: Any) -> tuple[int, int]:

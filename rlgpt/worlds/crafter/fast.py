@@ -29,11 +29,21 @@ from typing import Any
 
 import crafter
 import numpy as np
-from crafter import constants, objects
+from crafter import constants, engine, objects
 from numba import njit
 
 from rlgpt.worlds.crafter.creatures import UPDATES, FastWorld
 from rlgpt.worlds.crafter.worldgen import generate_world
+
+# what a pickled FastCrafter leaves out and builds again when loaded (FastCrafter._views)
+_REBUILT = frozenset(("_textures", "_local_view", "_item_view", "_sem_view", "_blank"))
+_shared_textures: list[Any] = []  # crafter's sprites, read once per process when first needed
+
+
+def _textures() -> Any:
+    if not _shared_textures:
+        _shared_textures.append(engine.Textures(constants.root / "assets"))
+    return _shared_textures[0]
 
 
 class FastCrafter(crafter.Env):
@@ -50,6 +60,33 @@ class FastCrafter(crafter.Env):
         self._reach = int(2 * max(self._view))
         unit = self._size // self._view
         self._noise_shape = tuple(int(v) for v in self._local_view._grid * unit)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (a snapshot: `CrafterEnv.snapshot`) without what every env of its shape
+        holds alike: crafter's sprites, the views over them and the blank image, about 60% of
+        its bytes and most of its loading time. Loading builds them again (`_views`)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_local_view" not in state:  # a snapshot pickled with them (before) keeps its own
+            self._views()
+
+    def _views(self) -> None:
+        """The sprites (shared by the envs of this process), the views crafter.Env.__init__
+        builds over them and the world, and the blank image."""
+        view = self._view
+        item_rows = int(np.ceil(len(constants.items) / view[0]))
+        self._textures = textures = _textures()
+        self._local_view = engine.LocalView(
+            self._world, textures, [view[0], view[1] - item_rows]
+        )  # fmt: skip
+        self._item_view = engine.ItemView(textures, [view[0], item_rows])
+        self._sem_view = engine.SemanticView(self._world, [
+            objects.Player, objects.Cow, objects.Zombie, objects.Skeleton, objects.Arrow,
+            objects.Plant,
+        ])  # fmt: skip
+        self._blank = np.zeros((*self._size, 3), np.uint8)
 
     def semantic(self) -> np.ndarray:
         return np.asarray(self._sem_view())
