@@ -177,3 +177,17 @@ def test_a_snapshot_leaves_out_the_sprites_and_views_and_continues_exactly(monke
     s_rng, f_rng = fast._world.random.get_state(), loaded._world.random.get_state()
     assert s_rng[2:] == f_rng[2:] and np.array_equal(s_rng[1], f_rng[1])
     np.testing.assert_array_equal(crafter.Env.render(loaded), crafter.Env.render(fast))
+
+
+def test_a_generated_worlds_creatures_have_crafters_fields():
+    """The creatures world generation builds without their constructors carry the fields
+    crafter's constructors give them, in their order, with the same values."""
+    for seed in SEEDS[:5]:
+        stock, fast = _stock(seed), FastCrafter(seed=seed, length=10_000)
+        stock.reset()
+        fast.reset()
+        for s, f in zip(stock._world.objects, fast._world.objects, strict=True):
+            assert type(s) is type(f) and list(vars(s)) == list(vars(f))
+            assert f.world is fast._world and f.random is fast._world.random
+            assert getattr(f, "player", fast._player) is fast._player
+            assert s.inventory == f.inventory and s.removed == f.removed

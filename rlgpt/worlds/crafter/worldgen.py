@@ -242,30 +242,31 @@ def generate_world(world: Any, player: Any) -> None:
         random.random_sample(used)
 
 
+# per creature kind of `_creatures`: its class, its health, and its own counter (after `player`)
+_KINDS = {
+    _COW: (objects.Cow, 3, None),
+    _ZOMBIE: (objects.Zombie, 5, "cooldown"),
+    _SKELETON: (objects.Skeleton, 3, "reload"),
+}
+
+
 def _add_creatures(world: Any, player: Any, rows: list[list[int]]) -> None:
     """`world.add(objects.Cow(world, (x, y)))` (a zombie's and a skeleton's with the player)
     for each (kind, x, y) in turn: the objects crafter 1.8.3's constructors make (the same
     fields, in their order), added as its `World.add` adds them, without the per-object calls
     (a world starts with about 50 creatures)."""
     objs, obj_map, chunks, key = world._objects, world._obj_map, world._chunks, world.chunk_key
-    random = world.random
     for kind, x, y in rows:
         if obj_map[x, y]:
             raise RuntimeError(f"world generation put two objects on ({x}, {y})")
-        if kind == _COW:
-            obj = objects.Cow.__new__(objects.Cow)
-            obj.__dict__.update(world=world, pos=np.array((x, y)), random=random,
-                                inventory={"health": 3}, removed=False)  # fmt: skip
-        elif kind == _ZOMBIE:
-            obj = objects.Zombie.__new__(objects.Zombie)
-            obj.__dict__.update(world=world, pos=np.array((x, y)), random=random,
-                                inventory={"health": 5}, removed=False, player=player,
-                                cooldown=0)  # fmt: skip
-        else:
-            obj = objects.Skeleton.__new__(objects.Skeleton)
-            obj.__dict__.update(world=world, pos=np.array((x, y)), random=random,
-                                inventory={"health": 3}, removed=False, player=player,
-                                reload=0)  # fmt: skip
+        cls, health, counter = _KINDS[kind]
+        obj = cls.__new__(cls)
+        fields = obj.__dict__
+        fields.update(world=world, pos=np.array((x, y)), random=world.random,
+                      inventory={"health": health}, removed=False)  # fmt: skip
+        if counter is not None:  # a hostile: it knows the player, and counts down
+            fields.update(player=player)
+            fields[counter] = 0
         obj_map[x, y] = len(objs)
         objs.append(obj)
         chunks[key((x, y))].add(obj)
