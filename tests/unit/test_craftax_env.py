@@ -152,6 +152,37 @@ def test_counts_count_what_craftax_flags_once(env):
     assert info["inventory"]["wood_pickaxe"] == 1 and info["inventory"]["wood"] == 9 - 2 * 2 - 1
 
 
+def test_the_packed_state_is_craftaxs_state_leaf_for_leaf_and_old_snapshots_still_load(env):
+    """Between calls the state lives packed (one buffer per dtype, game.py); unpacked on the
+    device or on the host it is craftax's EnvState exactly, packing it back changes nothing,
+    and a snapshot that holds the state as a tree (taken before packing) restores and goes on
+    step for step as the packed one."""
+    import pickle
+
+    env.reset(seed=11)
+    for a in (A["move_left"], A["do"], A["move_up"], A["do"]):
+        env.step(a)
+    tree, host = G.fetch(env.state), env.host_state()
+    assert len(G.layout().dtypes) < len(jax.tree.leaves(tree)) // 10
+    for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(host), strict=True):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        np.testing.assert_array_equal(a, b)
+    again = G.fetch(G.as_state(G.as_packed(tree)))
+    for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(again), strict=True):
+        np.testing.assert_array_equal(a, b)
+    packed_blob = env.snapshot()
+    fields = list(pickle.loads(packed_blob))
+    fields[0] = env.state  # the state as a tree, as snapshots held it before
+    old_blob = pickle.dumps(tuple(fields))
+    runs = []
+    for blob in (packed_blob, old_blob):
+        env.restore(blob)
+        steps = [env.step(int(a)) for a in np.random.default_rng(3).integers(0, 43, size=40)]
+        runs.append([(r, t, i["player_pos"], tuple(i["inventory"].values())) for _, r, t, _, i
+                     in steps])  # fmt: skip
+    assert runs[0] == runs[1]
+
+
 def test_an_episode_replays_from_its_seed(env):
     def play(seed: int) -> list[Any]:
         out: list[Any] = [env.reset(seed=seed)[0]]

@@ -91,8 +91,8 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         rows, cols = G.STATIC.map_size
         self._area = (int(cols), int(rows))
         self._seed, self._episode = seed, -1
-        self._state: Any = None
-        self._host: Any = None  # a host copy of `_state` (numpy leaves) while one is known
+        self._state: Any = None  # craftax's state, packed (game.py: one buffer per dtype)
+        self._host: Any = None  # the EnvState of `_state` on the host (numpy) while one is known
         self._key: Any = None
         self._frame: G.Frame | None = None
         self._counts = np.zeros(len(self._achievements), np.int64)
@@ -112,20 +112,22 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     def state(self) -> Any:
         """craftax's EnvState (on the device): for the trusted process only. Assigning a new
         state (validation staging) takes effect at the next `refresh()`."""
-        return self._state
+        return G.as_state(self._state)
 
     @state.setter
     def state(self, value: Any) -> None:
-        self._state, self._host = value, None
+        self._state, self._host = G.as_packed(value), None
 
     def host_state(self) -> Any:
-        """The state on the host (numpy leaves: read them, never write them): a copy kept
-        since the last reset from the cache or `place`, else fetched now."""
-        return self._host if self._host is not None else G.fetch(self._state)
+        """The state on the host (numpy leaves: read them, never write them): kept since the
+        last reset from the cache, `place` or fetch, until the next step."""
+        if self._host is None:
+            self._host = G.host(self._state)
+        return self._host
 
     def place(self, host: Any) -> StepInfo:
-        """Make a host-edited state (numpy leaves) the env's and re-read it, in one dispatch
-        (as assigning `state` on the device, then `refresh()`); returns the new info."""
+        """Make a host-edited state (numpy leaves) the env's and re-read it (as assigning
+        `state` on the device, then `refresh()`); returns the new info."""
         self._state, bundle = G.place(host, self.view_radius)
         self._host = host
         self._sent_floor = -1
@@ -197,10 +199,8 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         has seen lit this episode, x-major, 0 elsewhere: what the agent has seen, as it is
         now. A down ladder is an item whether or not it is open."""
         f = self.floor if floor is None else floor
-        if self._host is not None:  # staged or reset from the cache: no fetch
-            s = (self._host.map[f], self._host.item_map[f])
-        else:
-            s = G.fetch((self._state.map[f], self._state.item_map[f]))
+        host = self.host_state()  # staged or reset from the cache: no fetch
+        s = (host.map[f], host.item_map[f])
         blocks = np.where(self._seen[f], np.asarray(s[0]).T, 0).astype(np.uint8)
         items = np.where(self._seen[f], np.asarray(s[1]).T, 0).astype(np.uint8)
         return blocks.tobytes(), items.tobytes()
@@ -310,6 +310,7 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         do); returns the new info. Counts and the step count are kept."""
         self._sent_floor = -1
         self._host = None  # `_state` may have been set directly (a snapshot's restore)
+        self._state = G.as_packed(self._state)  # a snapshot from before packing holds a tree
         return self._take(self._decode(self._game.observe(self._state)))
 
     @property
