@@ -277,6 +277,31 @@ def test_an_episode_replays_from_its_seed_and_actions(env):
 
 
 # -- memory, view, runtime -----------------------------------------------------------------
+def test_the_packed_state_and_a_snapshot_from_before_packing(env):
+    """The state lives packed between calls (packed.py); unpacked, on the device or the host,
+    it is the same EnvState, and a snapshot that holds it as a tree restores and goes on
+    step for step as a packed one."""
+    import pickle
+
+    env.reset(seed=21)
+    for a in ("move_left", "do", "move_up", "do"):
+        env.step(A[a])
+    tree = jax.device_get(env.state)
+    assert len(G.layout().dtypes) <= 4 < len(jax.tree.leaves(tree)) // 8  # buffers, not leaves
+    for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(env.host_state()), strict=True):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        np.testing.assert_array_equal(a, b)
+    fields = list(pickle.loads(env.snapshot()))
+    old = pickle.dumps(tuple([env.state, *fields[1:]]))  # the state as a tree, as before
+    runs = []
+    for blob in (env.snapshot(), old):
+        env.restore(blob)
+        steps = [env.step(int(a)) for a in np.random.default_rng(5).integers(0, 17, size=40)]
+        runs.append([(r, i["player_pos"], tuple(i["inventory"].values())) for _, r, _, _, i
+                     in steps])  # fmt: skip
+    assert runs[0] == runs[1]
+
+
 def test_view_state_memory_and_the_lava_guard(env):
     info = arrange(env, 12, lambda b, xy: b.clear((xy[0] + 1, xy[1]), "lava"))
     state = env.view_state(info, start=True)

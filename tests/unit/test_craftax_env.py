@@ -163,7 +163,7 @@ def test_the_packed_state_is_craftaxs_state_leaf_for_leaf_and_old_snapshots_stil
     for a in (A["move_left"], A["do"], A["move_up"], A["do"]):
         env.step(a)
     tree, host = G.fetch(env.state), env.host_state()
-    assert len(G.layout().dtypes) < len(jax.tree.leaves(tree)) // 10
+    assert len(G.layout().dtypes) <= 4 < len(jax.tree.leaves(tree)) // 8  # buffers, not leaves
     for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(host), strict=True):
         assert np.asarray(a).dtype == np.asarray(b).dtype
         np.testing.assert_array_equal(a, b)

@@ -17,11 +17,9 @@ module adds, inside the same jitted call:
   (each cell packs its block, item, mob and whether it is lit), the player's vitals, inventory,
   position, facing, floor, kills on the floor, spells, enchantments, the step's events and
   reward. The whole state is fetched only on demand (`host`);
-- the state *packed*: between calls it lives as one flat buffer per dtype (`Layout`: four,
-  where craftax's state has 84 leaves), unpacked and packed again inside the jitted call. A
-  call's dispatch handles each argument and result leaf, so a step of 84 leaves in and out
-  cost about 0.3 ms more than the same step on four (docs/validation.md, Cost). `as_state` and
-  `as_packed` convert both ways for the code that reads or edits craftax's EnvState.
+- the state *packed* between calls (craftax_classic/packed.py: four buffers for the 84
+  leaves), unpacked and packed again inside the jitted calls; `as_state` and `as_packed`
+  convert both ways for the code that reads or edits craftax's EnvState.
 Coordinates: craftax indexes [row, col]; rlgpt's x is craftax's column, y its row.
 """
 
@@ -29,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +47,7 @@ try:
         _strong,
         enable_compilation_cache,
     )
+    from rlgpt.worlds.craftax_classic.packed import Layout, Packed
 except ImportError as exc:
     raise UserError("the craftax world needs JAX and craftax: pip install -e '.[craftax]'") from exc
 
@@ -249,10 +248,10 @@ def game(radius: int) -> Game:
         key = jax.random.fold_in(jax.random.PRNGKey(seed), episode)
         world_key, run_key = jax.random.split(key)
         state = _strong(generate_world(world_key, PARAMS, STATIC))
-        return _pack(state, jnp), run_key, _bundle(state, none, jnp.float32(0), radius)
+        return layout().pack(state), run_key, _bundle(state, none, jnp.float32(0), radius)
 
     def step(packed: Packed, key: jax.Array, action: jax.Array) -> tuple[Packed, jax.Array, Any]:
-        state = _unpack(packed)
+        state = layout().unpack(packed)
         key, sub = jax.random.split(key)
         before = state.achievements
         cleared = state.replace(achievements=before & keep)
@@ -262,10 +261,10 @@ def game(radius: int) -> Game:
         gained = (flags.astype(jnp.int32) - before.astype(jnp.int32)) * weights
         reward = gained.sum() + (after.player_health - state.player_health) * 0.1
         after = _strong(after.replace(achievements=flags))
-        return _pack(after, jnp), key, _bundle(after, events, reward, radius)
+        return layout().pack(after), key, _bundle(after, events, reward, radius)
 
     def observe(packed: Packed) -> jax.Array:
-        return _bundle(_unpack(packed), none, jnp.float32(0), radius)
+        return _bundle(layout().unpack(packed), none, jnp.float32(0), radius)
 
     return Game(jax.jit(reset), jax.jit(step), jax.jit(observe))
 
@@ -288,7 +287,7 @@ def host_once(radius: int, seed: int, episode: int) -> Any:
 def place(state: Any, radius: int) -> tuple[Packed, jax.Array]:
     """A host-edited state (numpy leaves) on the device, packed, and its bundle: the game's
     `observe` of it (validation staging)."""
-    packed = tuple(jnp.asarray(b) for b in _pack(state, np))
+    packed = layout().put(state)
     return packed, game(radius).observe(packed)
 
 
@@ -307,83 +306,28 @@ def fetch(tree: Any) -> Any:
     return jax.device_get(tree)
 
 
-_identity = jax.jit(lambda tree: tree)
-
-
-def put(state: Any) -> Any:
-    """A host-edited EnvState back on the device, each leaf with its original dtype: through
-    a jitted identity, whose dispatch moves the whole tree at once (about 1 ms here, against
-    10 for jax.device_put, leaf by leaf)."""
-    return _identity(jax.tree.map(np.asarray, state))
-
-
-# -- the state, packed -----------------------------------------------------------------------
-Packed = tuple[jax.Array, ...]  # one flat buffer per dtype of the state's leaves (`Layout`)
-
-
-class Layout(NamedTuple):
-    """Where each leaf of craftax's EnvState lies in the packed buffers."""
-
-    treedef: Any
-    dtypes: tuple[np.dtype, ...]  # one buffer each
-    slots: tuple[tuple[int, int, int, tuple[int, ...]], ...]  # per leaf: buffer, start, end, shape
+def put(state: Any) -> Packed:
+    """A host-edited EnvState packed on the device, each leaf with its original dtype."""
+    return layout().put(state)
 
 
 @functools.cache
 def layout() -> Layout:
-    """The layout of the state `generate_world` makes (traced, not run: about 0.7 s)."""
-    shapes = jax.eval_shape(
-        lambda k: _strong(generate_world(k, PARAMS, STATIC)), jax.random.PRNGKey(0)
-    )
-    leaves, treedef = jax.tree.flatten(shapes)
-    dtypes = tuple(sorted({np.dtype(leaf.dtype) for leaf in leaves}, key=str))
-    ends = [0] * len(dtypes)
-    slots = []
-    for leaf in leaves:
-        b, n = dtypes.index(np.dtype(leaf.dtype)), int(np.prod(leaf.shape))
-        slots.append((b, ends[b], ends[b] + n, tuple(leaf.shape)))
-        ends[b] += n
-    return Layout(treedef, dtypes, tuple(slots))
-
-
-def _pack(state: Any, xp: Any) -> tuple[Any, ...]:
-    """An EnvState's leaves in their buffers, with jax.numpy (in a jitted call) or numpy (xp);
-    each leaf takes its buffer's dtype."""
-    lay = layout()
-    leaves = jax.tree.leaves(state)
-    if len(leaves) != len(lay.slots):
-        raise ValueError(f"a craftax state has {len(lay.slots)} leaves, not {len(leaves)}")
-    parts: list[list[Any]] = [[] for _ in lay.dtypes]
-    for leaf, (b, *_) in zip(leaves, lay.slots, strict=True):
-        parts[b].append(xp.ravel(xp.asarray(leaf, lay.dtypes[b])))
-    return tuple(xp.concatenate(p) for p in parts)
-
-
-def _unpack(packed: Any) -> Any:
-    """The EnvState whose leaves are slices of `packed` (views, with numpy buffers)."""
-    lay = layout()
-    return jax.tree.unflatten(
-        lay.treedef, [packed[b][s:e].reshape(shape) for b, s, e, shape in lay.slots]
-    )
+    """Where each leaf of the state `generate_world` makes lies in the packed buffers."""
+    return Layout.of(lambda k: _strong(generate_world(k, PARAMS, STATIC)))
 
 
 def host(packed: Packed) -> Any:
-    """A packed state on the host, as craftax's EnvState (numpy leaves: read them, never write
-    them): the buffers fetched at once, the leaves views into them."""
-    return _unpack(tuple(np.asarray(b) for b in jax.device_get(packed)))
-
-
-_unpacked = jax.jit(_unpack)
+    """A packed state on the host, as craftax's EnvState (numpy leaves: read them, never
+    write them)."""
+    return layout().host(packed)
 
 
 def as_state(packed: Packed) -> Any:
-    """A packed state as craftax's EnvState on the device (tests, and code that reads it)."""
-    return _unpacked(packed)
+    """A packed state as craftax's EnvState on the device."""
+    return layout().as_state(packed)
 
 
 def as_packed(state: Any) -> Packed:
-    """An EnvState (device or host leaves) packed on the device; a packed one as it is (a
-    snapshot may hold either)."""
-    if isinstance(state, tuple):
-        return state
-    return tuple(jnp.asarray(b) for b in _pack(jax.device_get(state), np))
+    """An EnvState (device or host leaves), or a packed one, packed on the device."""
+    return layout().as_packed(state)

@@ -212,7 +212,7 @@ class Board:
         )  # fmt: skip
 
     def state(self) -> Any:
-        """The edited state, on the device."""
+        """The edited state, packed on the device (for `env.state`)."""
         return G.put(self.host())
 
 

@@ -74,7 +74,8 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         rows, cols = G.STATIC.map_size
         self._area = (int(cols), int(rows))
         self._seed, self._episode = seed, -1
-        self._state: Any = None
+        self._state: Any = None  # craftax's state, packed (packed.py: one buffer per dtype)
+        self._host: Any = None  # the EnvState of `_state` on the host (numpy) while one is known
         self._key: Any = None
         self._frame: G.Frame | None = None
         self._counts = np.zeros(len(self._achievements), np.int64)
@@ -92,11 +93,18 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     def state(self) -> Any:
         """craftax's EnvState (on the device): for the trusted process only. Assigning a new
         state (validation staging) takes effect at the next `refresh()`."""
-        return self._state
+        return G.as_state(self._state)
 
     @state.setter
     def state(self, value: Any) -> None:
-        self._state = value
+        self._state, self._host = G.as_packed(value), None
+
+    def host_state(self) -> Any:
+        """The state on the host (numpy leaves: read them, never write them), fetched once
+        until the next step."""
+        if self._host is None:
+            self._host = G.host(self._state)
+        return self._host
 
     @property
     def frame(self) -> G.Frame:
@@ -128,7 +136,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     def semantic(self) -> np.ndarray:
         """The whole semantic map [x, y] (as crafter's info['semantic']), drawn on the host from
         the raw state: blocks, then arrows, cows, zombies, skeletons, then the player."""
-        s = G.fetch(self._state)
+        s = self.host_state()
         sem = self._lut[np.asarray(s.map)]
         ids = {n: i for i, n in enumerate(semantic_names())}
         for kind in G.MOBS:
@@ -151,7 +159,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         w, h = self._area
         if not (0 <= x < w and 0 <= y < h):
             return "none"
-        return G.block_names()[int(np.asarray(G.fetch(self._state.map))[y, x])]
+        return G.block_names()[int(self.host_state().map[y, x])]
 
     def _mark_seen(self) -> None:
         r, (x, y) = self.radius, self.frame.pos
@@ -161,7 +169,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         """Material ids (x-major) of every world cell the player's view has covered this
         episode, 0 elsewhere: what the agent has seen, as it is now. Plants are blocks in
         craftax, so they are kept as in CrafterEnv.memory()."""
-        mats = self._lut[np.asarray(G.fetch(self._state.map))].T
+        mats = self._lut[np.asarray(self.host_state().map)].T
         return np.where(self._seen, mats, 0).astype(np.uint8).tobytes()
 
     def standing(self) -> dict[str, bool]:
@@ -238,6 +246,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         self._state, self._key, bundle = self._game.reset(
             np.int32(self._seed % 2**31), np.int32(self._episode)
         )
+        self._host = None
         self._counts[:] = 0
         self._steps = 0
         self._seen[:] = False
@@ -250,6 +259,7 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         self._state, self._key, bundle = self._game.step(
             self._state, self._key, self._actions[int(action)]
         )
+        self._host = None
         self._steps += 1
         frame = self._decode(bundle)
         self._counts += frame.events
@@ -264,6 +274,8 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     def refresh(self) -> StepInfo:
         """Re-read the state after the trusted process changed it (as validation scenarios
         do); returns the new info. Counts and the step count are kept."""
+        self._host = None  # `_state` may have been set directly (a snapshot's restore)
+        self._state = G.as_packed(self._state)  # a snapshot from before packing holds a tree
         return self._take(self._decode(self._game.observe(self._state)))
 
     @property

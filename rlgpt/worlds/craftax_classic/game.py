@@ -59,6 +59,8 @@ try:
     from craftax.craftax_classic.envs.craftax_state import EnvParams, EnvState, StaticEnvParams
     from craftax.craftax_classic.game_logic import craftax_step
     from craftax.craftax_classic.world_gen import generate_world
+
+    from rlgpt.worlds.craftax_classic.packed import Layout, Packed
 except ImportError as exc:
     raise UserError(
         "the craftax-classic world needs JAX and craftax: pip install -e '.[craftax]'"
@@ -255,13 +257,16 @@ def game(radius: int) -> Game:
     semantic_lut(), facings(), achievement_map()  # built outside any trace
     n_ach = len(C.Achievement)
 
-    def reset(seed: jax.Array, episode: jax.Array) -> tuple[Any, jax.Array, jax.Array]:
+    lay = layout()
+
+    def reset(seed: jax.Array, episode: jax.Array) -> tuple[Packed, jax.Array, jax.Array]:
         key = jax.random.fold_in(jax.random.PRNGKey(seed), episode)
         world_key, run_key = jax.random.split(key)
         state = _strong(generate_world(world_key, PARAMS, STATIC))
-        return state, run_key, _bundle(state, jnp.zeros(n_ach, bool), radius)
+        return lay.pack(state), run_key, _bundle(state, jnp.zeros(n_ach, bool), radius)
 
-    def step(state: Any, key: jax.Array, action: jax.Array) -> tuple[Any, jax.Array, jax.Array]:
+    def step(packed: Packed, key: jax.Array, action: jax.Array) -> tuple[Packed, jax.Array, Any]:
+        state = lay.unpack(packed)
         key, sub = jax.random.split(key)
         before = state.achievements
         state, _ = craftax_step(
@@ -269,19 +274,42 @@ def game(radius: int) -> Game:
         )
         events = state.achievements
         state = _strong(state.replace(achievements=before | events))
-        return state, key, _bundle(state, events, radius)
+        return lay.pack(state), key, _bundle(state, events, radius)
 
-    def observe(state: Any) -> jax.Array:
-        return _bundle(state, jnp.zeros(n_ach, bool), radius)
+    def observe(packed: Packed) -> jax.Array:
+        return _bundle(lay.unpack(packed), jnp.zeros(n_ach, bool), radius)
 
     return Game(jax.jit(reset), jax.jit(step), jax.jit(observe))
 
 
-def fetch(state: Any) -> Any:
-    """The whole state on the host (numpy leaves): for memory, staging and tests."""
-    return jax.device_get(state)
+@functools.cache
+def layout() -> Layout:
+    """Where each leaf of the state `generate_world` makes lies in the packed buffers
+    (packed.py: the state lives packed between calls)."""
+    return Layout.of(lambda k: _strong(generate_world(k, PARAMS, STATIC)))
 
 
-def put(state: Any) -> Any:
-    """A host-edited state back on the device, each leaf with its original dtype."""
-    return jax.tree.map(lambda x: jnp.asarray(np.asarray(x)), state)
+def fetch(tree: Any) -> Any:
+    """Device arrays of any tree (an EnvState from `as_state`) on the host (numpy leaves)."""
+    return jax.device_get(tree)
+
+
+def host(packed: Packed) -> Any:
+    """A packed state on the host, as craftax's EnvState (numpy leaves: read them, never
+    write them)."""
+    return layout().host(packed)
+
+
+def put(state: Any) -> Packed:
+    """A host-edited EnvState packed on the device, each leaf with its original dtype."""
+    return layout().put(state)
+
+
+def as_state(packed: Packed) -> Any:
+    """A packed state as craftax's EnvState on the device."""
+    return layout().as_state(packed)
+
+
+def as_packed(state: Any) -> Packed:
+    """An EnvState (device or host leaves), or a packed one, packed on the device."""
+    return layout().as_packed(state)

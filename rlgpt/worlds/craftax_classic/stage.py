@@ -128,7 +128,7 @@ class Board:
         return int(position[1]), int(position[0])
 
     def state(self) -> Any:
-        """The edited state, on the device."""
+        """The edited state, packed on the device (for `env.state`)."""
         s = self._state
         mobs = {k: getattr(s, k).replace(**v) for k, v in self.mobs.items()}
         vitals = {f"player_{k}": np.int32(v) for k, v in self.vitals.items()}
@@ -150,7 +150,7 @@ def stage(env: CraftaxClassicEnv, spec: Scenario) -> StepInfo:
     env.reset(seed=spec.seed)
     if spec.precondition == "unknown":
         return env.last_info
-    board = Board(env.state)
+    board = Board(env.host_state())
     px, py = board.player
 
     def at(d: tuple[int, int]) -> tuple[int, int]:
