@@ -167,7 +167,7 @@ def test_the_packed_state_is_craftaxs_state_leaf_for_leaf_and_old_snapshots_stil
     for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(host), strict=True):
         assert np.asarray(a).dtype == np.asarray(b).dtype
         np.testing.assert_array_equal(a, b)
-    again = G.fetch(G.as_state(G.as_packed(tree)))
+    again = G.fetch(G.layout().as_state(G.layout().as_packed(tree)))
     for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(again), strict=True):
         np.testing.assert_array_equal(a, b)
     packed_blob = env.snapshot()

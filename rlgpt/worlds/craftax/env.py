@@ -112,17 +112,17 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     def state(self) -> Any:
         """craftax's EnvState (on the device): for the trusted process only. Assigning a new
         state (validation staging) takes effect at the next `refresh()`."""
-        return G.as_state(self._state)
+        return G.layout().as_state(self._state)
 
     @state.setter
     def state(self, value: Any) -> None:
-        self._state, self._host = G.as_packed(value), None
+        self._state, self._host = G.layout().as_packed(value), None
 
     def host_state(self) -> Any:
         """The state on the host (numpy leaves: read them, never write them): kept since the
         last reset from the cache, `place` or fetch, until the next step."""
         if self._host is None:
-            self._host = G.host(self._state)
+            self._host = G.layout().host(self._state)
         return self._host
 
     def place(self, host: Any) -> StepInfo:
@@ -310,7 +310,8 @@ class CraftaxEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         do); returns the new info. Counts and the step count are kept."""
         self._sent_floor = -1
         self._host = None  # `_state` may have been set directly (a snapshot's restore)
-        self._state = G.as_packed(self._state)  # a snapshot from before packing holds a tree
+        # a snapshot taken before packing holds the state as a tree
+        self._state = G.layout().as_packed(self._state)
         return self._take(self._decode(self._game.observe(self._state)))
 
     @property

@@ -16,10 +16,10 @@ module adds, inside the same jitted call:
 - a small int32 `bundle` read back with one transfer per step: the window around the player
   (each cell packs its block, item, mob and whether it is lit), the player's vitals, inventory,
   position, facing, floor, kills on the floor, spells, enchantments, the step's events and
-  reward. The whole state is fetched only on demand (`host`);
+  reward. The whole state is fetched only on demand (`layout().host`);
 - the state *packed* between calls (craftax_classic/packed.py: four buffers for the 84
-  leaves), unpacked and packed again inside the jitted calls; `as_state` and `as_packed`
-  convert both ways for the code that reads or edits craftax's EnvState.
+  leaves), unpacked and packed again inside the jitted calls; `layout()`'s `as_state` and
+  `as_packed` convert both ways for the code that reads or edits craftax's EnvState.
 Coordinates: craftax indexes [row, col]; rlgpt's x is craftax's column, y its row.
 """
 
@@ -243,15 +243,16 @@ def game(radius: int) -> Game:
     keep = jnp.asarray(_enter_mask())
     weights = jnp.asarray(C.ACHIEVEMENT_REWARD_MAP)
     none = jnp.zeros(n_ach, bool)
+    lay = layout()
 
     def reset(seed: jax.Array, episode: jax.Array) -> tuple[Packed, jax.Array, jax.Array]:
         key = jax.random.fold_in(jax.random.PRNGKey(seed), episode)
         world_key, run_key = jax.random.split(key)
         state = _strong(generate_world(world_key, PARAMS, STATIC))
-        return layout().pack(state), run_key, _bundle(state, none, jnp.float32(0), radius)
+        return lay.pack(state), run_key, _bundle(state, none, jnp.float32(0), radius)
 
     def step(packed: Packed, key: jax.Array, action: jax.Array) -> tuple[Packed, jax.Array, Any]:
-        state = layout().unpack(packed)
+        state = lay.unpack(packed)
         key, sub = jax.random.split(key)
         before = state.achievements
         cleared = state.replace(achievements=before & keep)
@@ -261,10 +262,10 @@ def game(radius: int) -> Game:
         gained = (flags.astype(jnp.int32) - before.astype(jnp.int32)) * weights
         reward = gained.sum() + (after.player_health - state.player_health) * 0.1
         after = _strong(after.replace(achievements=flags))
-        return layout().pack(after), key, _bundle(after, events, reward, radius)
+        return lay.pack(after), key, _bundle(after, events, reward, radius)
 
     def observe(packed: Packed) -> jax.Array:
-        return _bundle(layout().unpack(packed), none, jnp.float32(0), radius)
+        return _bundle(lay.unpack(packed), none, jnp.float32(0), radius)
 
     return Game(jax.jit(reset), jax.jit(step), jax.jit(observe))
 
@@ -281,7 +282,7 @@ def reset_once(radius: int, seed: int, episode: int) -> tuple[Any, Any, Any]:
 def host_once(radius: int, seed: int, episode: int) -> Any:
     """The world of `reset_once` on the host, fetched once (numpy leaves: read them, never
     write them), for the staging that edits it state after state."""
-    return host(reset_once(radius, seed, episode)[0])
+    return layout().host(reset_once(radius, seed, episode)[0])
 
 
 def place(state: Any, radius: int) -> tuple[Packed, jax.Array]:
@@ -297,37 +298,16 @@ def warm(radius: int) -> None:
     g = game(radius)
     packed, key, _ = g.reset(np.int32(0), np.int32(0))
     jax.block_until_ready(g.step(packed, key, np.int32(0)))
-    jax.block_until_ready(place(host(packed), radius))
-    jax.block_until_ready(as_state(packed))
+    jax.block_until_ready(place(layout().host(packed), radius))
+    jax.block_until_ready(layout().as_state(packed))
 
 
 def fetch(tree: Any) -> Any:
-    """Device arrays of any tree (an EnvState from `as_state`) on the host (numpy leaves)."""
+    """Device arrays of any tree (an EnvState from `Layout.as_state`) on the host."""
     return jax.device_get(tree)
-
-
-def put(state: Any) -> Packed:
-    """A host-edited EnvState packed on the device, each leaf with its original dtype."""
-    return layout().put(state)
 
 
 @functools.cache
 def layout() -> Layout:
     """Where each leaf of the state `generate_world` makes lies in the packed buffers."""
     return Layout.of(lambda k: _strong(generate_world(k, PARAMS, STATIC)))
-
-
-def host(packed: Packed) -> Any:
-    """A packed state on the host, as craftax's EnvState (numpy leaves: read them, never
-    write them)."""
-    return layout().host(packed)
-
-
-def as_state(packed: Packed) -> Any:
-    """A packed state as craftax's EnvState on the device."""
-    return layout().as_state(packed)
-
-
-def as_packed(state: Any) -> Packed:
-    """An EnvState (device or host leaves), or a packed one, packed on the device."""
-    return layout().as_packed(state)

@@ -213,7 +213,7 @@ class Board:
 
     def state(self) -> Any:
         """The edited state, packed on the device (for `env.state`)."""
-        return G.put(self.host())
+        return G.layout().put(self.host())
 
 
 def stage(env: CraftaxEnv, spec: Scenario) -> StepInfo:

@@ -93,17 +93,17 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
     def state(self) -> Any:
         """craftax's EnvState (on the device): for the trusted process only. Assigning a new
         state (validation staging) takes effect at the next `refresh()`."""
-        return G.as_state(self._state)
+        return G.layout().as_state(self._state)
 
     @state.setter
     def state(self, value: Any) -> None:
-        self._state, self._host = G.as_packed(value), None
+        self._state, self._host = G.layout().as_packed(value), None
 
     def host_state(self) -> Any:
         """The state on the host (numpy leaves: read them, never write them), fetched once
         until the next step."""
         if self._host is None:
-            self._host = G.host(self._state)
+            self._host = G.layout().host(self._state)
         return self._host
 
     @property
@@ -275,7 +275,8 @@ class CraftaxClassicEnv(JaxEpisodeSnapshots, gym.Env[np.ndarray, int]):
         """Re-read the state after the trusted process changed it (as validation scenarios
         do); returns the new info. Counts and the step count are kept."""
         self._host = None  # `_state` may have been set directly (a snapshot's restore)
-        self._state = G.as_packed(self._state)  # a snapshot from before packing holds a tree
+        # a snapshot taken before packing holds the state as a tree
+        self._state = G.layout().as_packed(self._state)
         return self._take(self._decode(self._game.observe(self._state)))
 
     @property

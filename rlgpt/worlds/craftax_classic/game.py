@@ -290,26 +290,5 @@ def layout() -> Layout:
 
 
 def fetch(tree: Any) -> Any:
-    """Device arrays of any tree (an EnvState from `as_state`) on the host (numpy leaves)."""
+    """Device arrays of any tree (an EnvState from `Layout.as_state`) on the host."""
     return jax.device_get(tree)
-
-
-def host(packed: Packed) -> Any:
-    """A packed state on the host, as craftax's EnvState (numpy leaves: read them, never
-    write them)."""
-    return layout().host(packed)
-
-
-def put(state: Any) -> Packed:
-    """A host-edited EnvState packed on the device, each leaf with its original dtype."""
-    return layout().put(state)
-
-
-def as_state(packed: Packed) -> Any:
-    """A packed state as craftax's EnvState on the device."""
-    return layout().as_state(packed)
-
-
-def as_packed(state: Any) -> Packed:
-    """An EnvState (device or host leaves), or a packed one, packed on the device."""
-    return layout().as_packed(state)

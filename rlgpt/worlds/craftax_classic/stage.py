@@ -134,7 +134,7 @@ class Board:
         vitals = {f"player_{k}": np.int32(v) for k, v in self.vitals.items()}
         inventory = s.inventory.replace(**{k: np.int32(v) for k, v in self.inventory.items()})
         position = np.array([self.player[1], self.player[0]], np.int32)
-        return G.put(s.replace(
+        return G.layout().put(s.replace(
             map=self.map, mob_map=self.mob_map, player_position=position,
             player_direction=np.int32(self.direction), is_sleeping=np.bool_(self.sleeping),
             timestep=np.int32(self.timestep),
