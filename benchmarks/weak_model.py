@@ -164,6 +164,7 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=2.0, help="train.sample_budget x this")
     ap.add_argument("--mistake-rate", type=float, default=0.5)
     ap.add_argument("--fix-rate", type=float, default=0.0)
+    ap.add_argument("--agents", default=",".join(AGENTS), help="a subset of " + ",".join(AGENTS))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="benchmarks/out/weak_model")
     ap.add_argument("--fresh", action="store_true", help="forget recorded jobs")
@@ -188,17 +189,26 @@ def main() -> None:
         MistakeRates(rate=a.mistake_rate, fix_rate=a.fix_rate)
     except ValueError as exc:
         sys.exit(f"weak_model: {exc}")
+    agents = [ag for ag in AGENTS if ag in a.agents.split(",")]
+    if not agents or set(a.agents.split(",")) - set(AGENTS):
+        sys.exit(f"weak_model: --agents takes a subset of {','.join(AGENTS)}, not {a.agents}")
     out = Path(a.out).resolve()
     if a.fresh:
         for old in (out / "jobs").glob("*.json"):
             old.unlink()
     args = {"episodes": a.episodes, "scale": a.scale, "mistake_rate": a.mistake_rate,
             "fix_rate": a.fix_rate}  # fmt: skip
-    keys = [(ag, t, s) for ag in AGENTS for t in reversed(tasks) for s in range(a.seeds)]
+    keys = [(ag, t, s) for ag in agents for t in reversed(tasks) for s in range(a.seeds)]
     print(f"weak_model: {len(tasks)} task(s), {a.seeds} seed(s), {a.episodes} episodes, "
           f"train.sample_budget x{a.scale}, mistake rate {a.mistake_rate}, fix rate "
           f"{a.fix_rate}; jobs under {out}", flush=True)  # fmt: skip
     records = run_all(keys, args, out, a.jobs)
+    for key in [(ag, t, s) for ag in AGENTS for t in tasks for s in range(a.seeds)]:
+        path = out / "jobs" / f"{key[0]}-{key[1]}-s{key[2]}.json"  # other agents' records
+        if key not in records and path.exists():
+            rec = json.loads(path.read_text())
+            if rec.get("protocol") == args:
+                records[key] = rec
     print(json.dumps(report(records, tasks, a.seeds)))
 
 
