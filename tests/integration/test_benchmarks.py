@@ -210,3 +210,30 @@ def test_a_benchmark_job_s_child_dies_with_the_job(tmp_path):
         time.sleep(0.05)
     os.kill(child, signal.SIGKILL)
     raise AssertionError("the job's child outlived it")
+
+
+@pytest.mark.slow  # 35 s: two short rlgpt runs and the skills alone (make test-slow)
+def test_weak_model_runs_both_authors_and_the_skills_on_the_same_task_and_reads_records(tmp_path):
+    args = ["benchmarks/weak_model.py", "--tasks", "place_table", "--seeds", "1", "--episodes",
+            "3", "--scale", "0.05", "--mistake-rate", "0", "--out", str(tmp_path)]  # fmt: skip
+    out = _last_json(args)["place_table"]
+    assert set(out) >= {"skills", "offline", "scripted", "scripted_over_offline"}
+    assert out["skills"] >= 2 / 3  # the reference skills in plan order
+    if out["offline"]:
+        assert out["scripted_over_offline"] == round(out["scripted"] / out["offline"], 3)
+    assert out["offline_minus_skills"] == round(out["offline"] - out["skills"], 3)
+    records = sorted(p.name for p in (tmp_path / "jobs").glob("*.json"))
+    assert records == [f"{a}-place_table-s0.json" for a in ("offline", "scripted", "skills")]
+    proc = subprocess.run([sys.executable, *args, "--agents", "skills"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0 and "(recorded)" in proc.stdout  # a rerun runs nothing again
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["place_table"] == out
+
+
+def test_weak_model_says_what_to_fix_for_an_unknown_task_or_agent():
+    for bad, said in ((["--tasks", "make_rocket"], "unknown task(s) ['make_rocket']"),
+                      (["--agents", "gpt5"], "--agents takes a subset of")):  # fmt: skip
+        proc = subprocess.run([sys.executable, "benchmarks/weak_model.py", *bad], cwd=REPO,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert proc.returncode != 0 and said in proc.stderr
+        assert "Traceback" not in proc.stderr
