@@ -24,7 +24,7 @@ from rlgpt.messages import (
 from rlgpt.rl.learned import LearnedResult
 from rlgpt.rl.selection import best_iteration, regressions, revised
 from rlgpt.rl.train import TrainResult
-from rlgpt.trial import Trial
+from rlgpt.trial import Trial, trial_code
 from tasks import candidates, learning, stages, tracking
 
 
@@ -149,7 +149,8 @@ def _trial(
     that passed their judgement join the space), its RL config written over what is usable.
     Nothing that failed validation reaches training; the code of a sub-action now learned
     (validated when it was coded) joins the learned action's space, and where its learned
-    action stays out, the code covers it."""
+    action stays out, the code covers it; where it joins, the code stays in the trial for
+    the learned action's own calls, never inserted (`trial_code`)."""
     usable = report.passed(coded)
     have = {c.name for c in usable}
     spare = [
@@ -159,10 +160,12 @@ def _trial(
                              feedback=feedback or None, spare=spare or None)  # fmt: skip
     actions = [r.action() for r in learned if r.ok]
     names = [a.name for a in actions]
-    usable += [c for c in spare if c.name not in names]
+    usable, inner = trial_code(usable, spare, actions)
     state.code |= {c.name: c for c in report.passed(coded)}
     cfg = stages.configure_rl(ctx, k, dec, [c.name for c in usable], names or None)
-    trial = Trial(task=ctx.task, k=k, dec=dec, cfg=cfg, coded=tuple(usable), learned=tuple(actions))
+    trial = Trial(
+        task=ctx.task, k=k, dec=dec, cfg=cfg, coded=tuple(usable + inner), learned=tuple(actions)
+    )
     return trial, learned
 
 

@@ -40,8 +40,9 @@ class LearnedAction(BaseModel):
 class Trial(BaseModel):
     """Iteration `k` of a run on `task`: its plan, the RL config its policy trains with, the
     coded actions that passed validation (plus earlier code still standing in for a learned
-    action that stayed out) and the learned actions inserted beside them, in action-space
-    order. Frozen: a stage that needs another trial makes a copy."""
+    action that stayed out, and earlier code that only a learned action calls: `trial_code`)
+    and the learned actions inserted beside them, in action-space order. The RL config says
+    which coded actions are inserted. Frozen: a stage that needs another trial makes a copy."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -64,3 +65,19 @@ class Trial(BaseModel):
         return cls(
             task=task, k=k, dec=dec, cfg=cfg, coded=tuple(coded), learned=tuple(learned or ())
         )
+
+
+def trial_code(
+    usable: list[CodedAction], spare: list[CodedAction], learned: list[LearnedAction]
+) -> tuple[list[CodedAction], list[CodedAction]]:
+    """An iteration's code once its learned actions are judged: the code that may be inserted
+    at the top level (`usable`, the code that passed validation, plus the earlier validated
+    code of each sub-action whose learned action stayed out: that code covers it), and the
+    earlier code that only the learned actions that joined call, from their own spaces. A
+    learned action runs with the code it trained and was judged with: its calls to that code
+    reach a worker in the task's training too, while the code itself is not inserted."""
+    joined = {a.name for a in learned}
+    called = {n for a in learned for n in a.config.macro_actions}
+    top = usable + [c for c in spare if c.name not in joined]
+    inner = [c for c in spare if c.name in joined and c.name in called]
+    return top, inner

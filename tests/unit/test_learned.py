@@ -22,7 +22,7 @@ from rlgpt.rl.learn import LearnRequest, groups, train_learned
 from rlgpt.rl.learned import check_config, learned_env, reach, skill_act
 from rlgpt.rl.shaping import LearnedEpisode, Signals, StartStates, signals
 from rlgpt.rl.starts import SnapshotLog, from_episodes, staged
-from rlgpt.trial import LearnedAction
+from rlgpt.trial import LearnedAction, trial_code
 from rlgpt.worlds import get_world
 
 CRAFTER = get_world("crafter")
@@ -235,6 +235,38 @@ def test_a_learned_action_whose_coded_action_this_run_lacks_runs_without_it(trai
             assert info["macro_error"] is None and info["primitive_steps"] >= 1
             if term or trunc:
                 break
+    finally:
+        env.close()
+
+
+def test_a_learned_action_that_joins_keeps_calling_its_own_earlier_code(trained):
+    """Its space names its own earlier code (validated when it was coded): the trial keeps
+    that code for its calls, never inserted at the top level, and the task's env runs it
+    there as it ran when the learned action was trained and judged; where the learned action
+    stays out, the code covers its sub-action at the top level instead."""
+    req, result = trained
+    action = LearnedAction(name="collect_wood", config=req.config, policy=result.policy,
+                           policy_sha256=result.policy_sha256)  # fmt: skip
+    code = {c.name: c for c in req.coded}
+    usable = [code["place_table"], code["make_wood_pickaxe"]]
+    top, inner = trial_code(usable, [code["collect_wood"]], [action])
+    assert [c.name for c in top] == ["place_table", "make_wood_pickaxe"]
+    assert [c.name for c in inner] == ["collect_wood"]
+    stayed_out = trial_code(usable, [code["collect_wood"]], [])
+    assert [c.name for c in stayed_out[0]] == ["place_table", "make_wood_pickaxe", "collect_wood"]
+    assert stayed_out[1] == []
+    cfg = RLConfig(macro_actions=[c.name for c in top], learned_actions=["collect_wood"],
+                   reward_terms=[], sample_budget=1)  # fmt: skip
+    env = make_env(req.task, cfg, top + inner, 3, 4, 80, sandbox=SANDBOX, masking="off",
+                   learned=[action])  # fmt: skip
+    try:
+        space = [env.action_name(i) for i in range(env._n_prim, int(env.action_space.n))]
+        assert space == [("place_table", True), ("make_wood_pickaxe", True),
+                         ("collect_wood", True)]  # fmt: skip
+        assert env.runner.names == frozenset({"place_table", "make_wood_pickaxe", "collect_wood"})
+        _, info = env.reset(seed=3)
+        option = env.options["collect_wood"]
+        assert option.mask(info, env._code_off, env.world_env.standing())[-1]  # its code runs
     finally:
         env.close()
 
