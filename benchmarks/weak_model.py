@@ -17,7 +17,8 @@ finished jobs (`--fresh` starts over).
     python benchmarks/weak_model.py --tasks make_stone_pickaxe --seeds 1
 
 Ends with one JSON line: per task the means of each agent, the ratio scripted / offline, and
-what RL adds over the skills alone (scripted - skills, offline - skills).
+what RL adds over the skills alone (scripted - skills, offline - skills), each comparison over
+the seeds where both of its agents ran.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from benchmarks.scripted_model import spec  # noqa: E402
 
 AGENTS = ("scripted", "offline", "skills")  # longest first
 TASKS = "make_stone_pickaxe,make_iron_pickaxe"
+# the comparisons, each over the seeds where both agents ran
+PAIRS = (("scripted", "offline"), ("offline", "skills"), ("scripted", "skills"))
 
 
 def job(agent: str, task: str, seed: int, args: dict[str, Any], out: Path) -> dict[str, Any]:
@@ -125,11 +128,15 @@ def report(records: dict[tuple[str, str, int], dict[str, Any]], tasks: list[str]
     print("|---|---|---|---|---|---|---|")
     for task in tasks:
         rates: dict[str, list[float]] = {a: [] for a in AGENTS}
+        pairs: dict[tuple[str, str], list[tuple[float, float]]] = {p: [] for p in PAIRS}
         for seed in range(seeds):
             row = {a: records.get((a, task, seed), {"error": "not run"}) for a in AGENTS}
             for a, r in row.items():
                 if "error" not in r:
                     rates[a].append(r["success"])
+            for a, b in PAIRS:  # seeds where both ran: a comparison on the same episodes
+                if "error" not in row[a] and "error" not in row[b]:
+                    pairs[a, b].append((row[a]["success"], row[b]["success"]))
 
             def cell(r: dict[str, Any], samples: bool = True) -> str:
                 if "error" in r:
@@ -144,11 +151,16 @@ def report(records: dict[tuple[str, str, int], dict[str, Any]], tasks: list[str]
                 f"{cell(scr)} | {ratio} | {_learned(scr) if 'error' not in scr else ''} |"
             )
         means = {a: round(statistics.mean(v), 3) for a, v in rates.items() if v}
-        if means.get("offline"):
-            means["scripted_over_offline"] = round(means.get("scripted", 0.0) / means["offline"], 3)
-        for a in ("offline", "scripted"):
-            if a in means and "skills" in means:
-                means[f"{a}_minus_skills"] = round(means[a] - means["skills"], 3)
+        paired = pairs["scripted", "offline"]
+        if paired and sum(b for _, b in paired):
+            means["scripted_over_offline"] = round(
+                sum(a for a, _ in paired) / sum(b for _, b in paired), 3
+            )
+        for a, b in PAIRS[1:]:
+            if pairs[a, b]:
+                means[f"{a}_minus_skills"] = round(
+                    statistics.mean(x - y for x, y in pairs[a, b]), 3
+                )
         headline[task] = means
         print(f"| {task} | mean | " + " | ".join(
             f"{means[a]:.2f}" if a in means else "-" for a in ("skills", "offline", "scripted"))

@@ -219,9 +219,10 @@ def test_weak_model_runs_both_authors_and_the_skills_on_the_same_task_and_reads_
     out = _last_json(args)["place_table"]
     assert set(out) >= {"skills", "offline", "scripted", "scripted_over_offline"}
     assert out["skills"] >= 2 / 3  # the reference skills in plan order
-    if out["offline"]:
-        assert out["scripted_over_offline"] == round(out["scripted"] / out["offline"], 3)
-    assert out["offline_minus_skills"] == round(out["offline"] - out["skills"], 3)
+    if out["offline"]:  # one seed: the paired figures are the rates' (rounded to 0.001)
+        assert out["scripted_over_offline"] == pytest.approx(out["scripted"] / out["offline"],
+                                                             abs=0.005)  # fmt: skip
+    assert out["offline_minus_skills"] == pytest.approx(out["offline"] - out["skills"], abs=0.002)
     records = sorted(p.name for p in (tmp_path / "jobs").glob("*.json"))
     assert records == [f"{a}-place_table-s0.json" for a in ("offline", "scripted", "skills")]
     proc = subprocess.run([sys.executable, *args, "--agents", "skills"], cwd=REPO,
