@@ -10,11 +10,13 @@ learned actions of an iteration at once, each in a process of its own holding a 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import ctypes
 import hashlib
 import json
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -305,7 +307,9 @@ def train_all(requests: list[LearnRequest], parallel: int | None) -> list[Learne
     n = min(len(requests), parallel or os.cpu_count() or 1)
     ctx = multiprocessing.get_context("spawn")
     out: list[LearnedResult] = []
-    with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+    with cf.ProcessPoolExecutor(
+        max_workers=n, mp_context=ctx, initializer=die_with, initargs=(os.getpid(),)
+    ) as pool:
         futures = [pool.submit(_run, r.model_dump_json()) for r in requests]
         for r, f in zip(requests, futures, strict=True):
             try:
@@ -316,3 +320,19 @@ def train_all(requests: list[LearnRequest], parallel: int | None) -> list[Learne
                                          reason=f"its training failed: {type(exc).__name__}: "
                                          f"{exc}"[:300]))  # fmt: skip
     return out
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with(parent: int) -> None:
+    """A training process's first act: to be killed when `parent` (the process that trains an
+    iteration's learned actions) ends, even by SIGKILL (Linux's PR_SET_PDEATHSIG), so a killed
+    run leaves no training behind that holds a core and a training slot for minutes (a resumed
+    run would wait for that slot). Where there is no prctl, nothing."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (AttributeError, OSError):
+        return
+    if os.getppid() != parent:  # it ended before the prctl, which then never fires
+        os.kill(os.getpid(), signal.SIGKILL)

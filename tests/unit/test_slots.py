@@ -3,6 +3,8 @@ frees when its holder ends, also when its process dies."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,3 +68,38 @@ def test_a_killed_holder_frees_its_slot(tmp_path):
     holder.wait()
     assert done.wait(5), "the dead holder's slot was taken"
     t.join()
+
+
+PARENT = """import concurrent.futures as cf, multiprocessing, os, sys, time
+from rlgpt.rl.learn import die_with
+pool = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                              initializer=die_with, initargs=(os.getpid(),))
+pool.submit(time.sleep, 120)
+time.sleep(0.5)
+print(*pool._processes, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_learned_training_dies_with_the_run_that_started_it_even_by_sigkill():
+    """A killed run leaves no learned training behind holding a core and a training slot."""
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(parent.stdout.readline())  # type: ignore[union-attr]
+        os.kill(worker, 0)  # alive while its parent is
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and _alive(worker):
+            time.sleep(0.1)
+        assert not _alive(worker)
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie is dead, unreaped
+    except FileNotFoundError:
+        return False
