@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import threading
 import time
@@ -35,7 +34,7 @@ from typing import Any
 import yaml
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
-from paper_methods import LOOP_MASKING, METHODS, ROOT, ppo, pure_code, rlgpt, with_parent  # noqa: E402
+from paper_methods import LOOP_MASKING, METHODS, ROOT, job_record, ppo, pure_code, rlgpt  # noqa: E402
 from paper_report import write_results  # noqa: E402
 
 from benchmarks.scripted_mistakes import MistakeRates  # noqa: E402
@@ -206,17 +205,8 @@ def _child(
     path = work / "jobs" / f"{method}-{task}-s{seed}.json"
     spec = {"cfg": {**cfg.__dict__, "methods": list(cfg.methods)}, "job": list(job),
             "work": str(work), "tracking": tracking}  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, __file__, "--job", json.dumps(spec)]
     # a stopped run leaves no job: the child dies with this process
-    proc = subprocess.run(
-        with_parent(cmd), capture_output=True, text=True, env=env, start_new_session=True
-    )
-    if proc.returncode != 0 or not path.exists():
-        tail = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        return {"error": tail[-1][:300]}
-    rec: dict[str, Any] = json.loads(path.read_text())
-    return rec
+    return job_record([sys.executable, __file__, "--job", json.dumps(spec)], path)
 
 
 def run_all(

@@ -53,6 +53,20 @@ def with_parent(cmd: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-B", str(launcher), str(os.getpid()), *cmd]
 
 
+def job_record(cmd: list[str], path: Path) -> dict[str, Any]:
+    """Run one benchmark job (`cmd`, a script that writes its record to `path`) in a fresh
+    process that dies with this one; its record, or {"error": the last line it printed}."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        with_parent(cmd), capture_output=True, text=True, env=env, start_new_session=True
+    )
+    if proc.returncode != 0 or not path.exists():
+        tail = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+        return {"error": tail[-1][:300]}
+    rec: dict[str, Any] = json.loads(path.read_text())
+    return rec
+
+
 def _plan(task: str, world: str = DEFAULT_WORLD) -> tuple[Any, list[tuple[str, int]], Any]:
     """The task, its plan (achievement, count) and the decomposition evaluate() reports on."""
     from rlgpt.messages import Decomposition, SubAction

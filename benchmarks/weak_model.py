@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +36,7 @@ from typing import Any
 import yaml
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
-from paper_methods import ROOT, pure_code, rlgpt, with_parent  # noqa: E402
+from paper_methods import ROOT, job_record, pure_code, rlgpt  # noqa: E402
 
 from benchmarks.scripted_mistakes import MistakeRates  # noqa: E402
 from benchmarks.scripted_model import spec  # noqa: E402
@@ -66,17 +65,8 @@ def _child(key: tuple[str, str, int], args: dict[str, Any], out: Path) -> dict[s
     """One job in a fresh process; its record on disk (or its error)."""
     agent, task, seed = key
     path = out / "jobs" / f"{agent}-{task}-s{seed}.json"
-    cmd = [sys.executable, __file__, "--job", json.dumps({"key": list(key), "args": args,
-                                                          "out": str(out)})]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(
-        with_parent(cmd), capture_output=True, text=True, env=env, start_new_session=True
-    )
-    if proc.returncode != 0 or not path.exists():
-        tail = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        return {"error": tail[-1][:300]}
-    rec: dict[str, Any] = json.loads(path.read_text())
-    return rec
+    spec_ = json.dumps({"key": list(key), "args": args, "out": str(out)})
+    return job_record([sys.executable, __file__, "--job", spec_], path)
 
 
 def run_all(keys: list[tuple[str, str, int]], args: dict[str, Any], out: Path,
