@@ -211,6 +211,15 @@ class LearnParams(_Section):
         default=32, ge=0, description="States kept per learned action from a top-level "
         "training, where the policy called it: its start states when it trains further.",
     )  # fmt: skip
+    stop_reach: float | None = Field(
+        default=0.9, gt=0, le=1, description="Its training ends before its sample budget once "
+        "this share of its last `stop_window` training episodes reached its effect: the "
+        "samples an action already learned would spend go unspent (null: always the whole "
+        "budget).",
+    )  # fmt: skip
+    stop_window: int = Field(
+        default=40, ge=1, description="Training episodes that stop_reach is judged over.",
+    )  # fmt: skip
 
 
 class EvalParams(_Section):

@@ -29,7 +29,8 @@ TINY = {
     "eval": {"episodes": 3, "selection_episodes": 2},
     "sandbox": {"scenarios": 1, "scenario_steps": 40},
     "learn": {"sample_budget": 800, "step_budget": 60, "starts": 4, "held_out": 4,
-              "rollouts": 1, "n_envs": 1, "snapshots": 4, "min_reach": 1.0},
+              "rollouts": 1, "n_envs": 1, "snapshots": 4, "min_reach": 1.0,
+              "stop_reach": None},  # trains its whole budget (tests/unit/test_learned.py)
     "library": {"use": False, "add": False},  # tests/integration/test_library.py turns it on
 }  # fmt: skip
 

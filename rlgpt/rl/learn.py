@@ -32,6 +32,7 @@ from rlgpt.rl.interleave import InterleavedVecEnv
 from rlgpt.rl.learned import (
     Finite,
     LearnedResult,
+    Learnt,
     Reach,
     all_finite,
     check_config,
@@ -224,12 +225,14 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             lambda samples: ckpt.save(model, samples), out / "curve.csv", desc=f"learn {cfg.name}",
         )  # fmt: skip
         finite = Finite()
+        learnt = Learnt(lambda: budget.rows, req.learn.stop_reach, req.learn.stop_window)
         wall0 = time.perf_counter()
         try:
             with lean():
                 model.learn(
-                    total_timesteps=10**9, callback=[budget, finite], reset_num_timesteps=not start
-                )
+                    total_timesteps=10**9, callback=[budget, finite, learnt],
+                    reset_num_timesteps=not start,
+                )  # fmt: skip
         except (ValueError, RuntimeError) as exc:  # NaN logits (or another failure)
             if all_finite(model):
                 raise
@@ -248,7 +251,7 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
         "resumed_from": start, "warm_start_from": str(init) if init else None,
         "first_success": budget.first_success, "reach_before": before.reach,
         "macro_faults": faults,
-        "skill_reach": skill.reach if skill else None,
+        "skill_reach": skill.reach if skill else None, "stopped": learnt.why,
     }  # fmt: skip
     if finite.diverged:
         return LearnedResult(ok=False, reason="diverged: its weights are no longer finite "

@@ -70,6 +70,7 @@ class LearnedResult(BaseModel):
     macro_faults: dict[str, str] = Field(
         default_factory=dict, description="Coded actions of its space that failed in training."
     )
+    stopped: str = Field(default="", description="Why its training ended before its budget.")
 
     def action(self) -> LearnedAction:
         """The trained policy as training and evaluation insert it (it must have trained)."""
@@ -235,6 +236,33 @@ class Finite(BaseCallback):
     def _on_rollout_end(self) -> None:
         if not all_finite(self.model):
             self.diverged = True
+
+
+class Learnt(BaseCallback):
+    """Stops a training once `share` of its last `window` finished training episodes reached
+    the effect (the rows of `rows()`, the curve's: `samples,return,steps,won`); `why` says
+    when. With `share` None it never stops one."""
+
+    def __init__(self, rows: Callable[[], list[str]], share: float | None, window: int) -> None:
+        super().__init__()
+        self.rows, self.share, self.window = rows, share, window
+        self.why = ""
+        self._seen = 0
+
+    def _on_step(self) -> bool:
+        rows = self.rows()
+        if self.share is None or len(rows) == self._seen or len(rows) < self.window:
+            return True
+        self._seen = len(rows)
+        won = sum(r.endswith(",1") for r in rows[-self.window :])
+        if won < self.share * self.window:
+            return True
+        samples = int(rows[-1].split(",", 1)[0])
+        self.why = (
+            f"reached its effect in {won} of its last {self.window} training episodes at "
+            f"{samples:,} samples (learn.stop_reach {self.share:g})"
+        )
+        return False
 
 
 # How much a fresh learned action prefers its own code: e^3, about 20 times any other action,

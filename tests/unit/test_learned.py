@@ -158,7 +158,8 @@ def trained(tmp_path_factory):
                  shaping=[ShapingTerm(signal="health", weight=0.5)])  # fmt: skip
     req = LearnRequest(
         task=task, decomposition=dec, config=cfg, coded=coded,
-        learn=LearnParams(starts=6, held_out=4, rollouts=1, n_envs=2), train=TRAIN,
+        learn=LearnParams(starts=6, held_out=4, rollouts=1, n_envs=2, stop_reach=None),
+        train=TRAIN,
         sandbox=SANDBOX, seed=0, out_dir=str(out / "collect_wood"), show_progress=False,
     )  # fmt: skip
     return req, train_learned(req)
@@ -367,3 +368,33 @@ def test_a_learned_action_below_its_code_alone_stays_out():
     assert judgement(r(0.6), None, 0.1) == ""  # no code of its own to beat
     assert "the code covers it" in judgement(r(0.4), r(0.5), 0.1)
     assert "below learn.min_reach" in judgement(r(0.05), None, 0.1)
+
+
+def test_a_learnt_training_stops_on_its_recent_episodes_only():
+    """learn.stop_reach: the share of the last stop_window finished episodes that reached the
+    effect, judged as episodes end; never before the window is full; null never stops."""
+    from rlgpt.rl.learned import Learnt
+
+    rows: list[str] = []
+    stop = Learnt(lambda: rows, 0.75, 4)
+    for k, won in enumerate([1, 0, 1, 0, 0, 1, 1, 1]):
+        rows.append(f"{100 * (k + 1)},1.0,10,{won}")
+        assert stop._on_step() == (k < 7), k  # 3 of the last 4 first at the 8th episode
+    assert stop.why.startswith("reached its effect in 3 of its last 4 training episodes at 800")
+    never = Learnt(lambda: rows, None, 4)
+    assert never._on_step() and not never.why
+    assert Learnt(lambda: rows[:3], 0.5, 4)._on_step()  # the window is not full yet
+
+
+def test_a_learned_action_that_has_learnt_stops_before_its_budget(trained, tmp_path):
+    """Its own code in its space reaches the effect from most starts at once: the training
+    ends once its recent episodes say so, with fewer samples than its budget, and says why."""
+    req, _ = trained
+    cfg = req.config.model_copy(update={"sample_budget": 20_000})
+    learn = req.learn.model_copy(update={"stop_reach": 0.5, "stop_window": 4})
+    early = train_learned(req.model_copy(update={
+        "config": cfg, "learn": learn, "out_dir": str(tmp_path / "early")}))  # fmt: skip
+    assert early.stopped.startswith("reached its effect in"), early
+    assert early.train_samples < cfg.sample_budget and early.reach_after is not None
+    rows = (tmp_path / "early" / "curve.csv").read_text().splitlines()[1:]
+    assert sum(r.endswith(",1") for r in rows[-4:]) >= 2
