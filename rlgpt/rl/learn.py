@@ -186,7 +186,7 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
     key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()
     ckpt = Checkpoints(out, key, point="learn_mid")
     venv = InterleavedVecEnv(factories)  # type: ignore[arg-type]
-    masked = bool(cfg.macro_actions)
+    masked = True  # its coded actions, and primitives that cannot act (the world's rule)
     try:
         start = ckpt.resumable() or 0
         if start:

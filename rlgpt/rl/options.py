@@ -35,10 +35,11 @@ def option_task(world: World, name: str) -> TaskSpec:
 def space_of(world: World, cfg: LearnedConfig) -> tuple[list[str], list[str], MaskRule]:
     """A learned action's own action space: its primitives, its coded actions, and the rule
     that masks them (the world's recipe mask: a coded action whose precondition fails, or
-    whose effect already holds, is hidden; primitives are always allowed)."""
+    whose effect already holds, is hidden; and, where the world can tell, a primitive that
+    cannot act now or would spend what its effect needs)."""
     prims = world.primitives() if cfg.primitive_actions is None else list(cfg.primitive_actions)
     coded = list(cfg.macro_actions)
-    rule = world.action_mask(option_task(world, cfg.name), coded, prims, ordered=False)
+    rule = world.action_mask(option_task(world, cfg.name), coded, prims, False, learned=True)
     return prims, coded, rule
 
 

@@ -199,8 +199,18 @@ class World(Protocol):
     ) -> WorldEnv: ...  # fmt: skip
 
     def action_mask(
-        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
-    ) -> MaskRule: ...
+        self,
+        task: TaskSpec,
+        names: list[str],
+        primitives: list[str],
+        ordered: bool,
+        *,
+        learned: bool = False,
+    ) -> MaskRule:
+        """The mask over `primitives` then the coded actions `names`. `learned`: the space of
+        a learned action whose effect is `task`'s achievement, where a primitive that cannot
+        act now, or that would spend what that effect needs, may be masked too."""
+        ...  # fmt: skip
 
     # -- coded actions and validation ---------------------------------------------------
     def skills(self) -> SkillPackage: ...

@@ -119,8 +119,9 @@ class OrchardWorld:
         return game.OrchardEnv(task, view_radius, end_on_success)
 
     def action_mask(
-        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
-    ) -> MaskRule:
+        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool,
+        *, learned: bool = False,
+    ) -> MaskRule:  # fmt: skip
         return mask_rule(names, primitives)
 
     def skills(self) -> SkillPackage:

@@ -136,8 +136,9 @@ class LintNamesAMissingSkill(OrchardWorld):
 
 class PrimitivesOnlyMask(OrchardWorld):
     def action_mask(
-        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
-    ) -> MaskRule:
+        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool,
+        *, learned: bool = False,
+    ) -> MaskRule:  # fmt: skip
         return mask_rule([], primitives)  # forgets the coded actions
 
 

@@ -302,8 +302,17 @@ def test_learned_env_masks_its_coded_actions_by_the_recipes(wood_starts):
     try:
         env.reset()
         mask = env.action_masks()
-        assert mask.shape == (18,) and mask[:17].all()
-        assert isinstance(mask[17], np.bool_)
+        prims = CRAFTER.primitives()
+        assert mask.shape == (18,) and isinstance(mask[17], np.bool_)
+        # moving, interacting, waiting and sleeping stay free; a crafting or placing primitive
+        # is hidden while nothing it uses is held (the staged wood starts hold nothing)
+        held = env.world_env.last_info["inventory"]
+        for i, p in enumerate(prims):
+            crafts = p.startswith(("make_", "place_"))
+            if p == "sleep":  # only when tired
+                assert mask[i] == (held["energy"] <= 3)
+                continue
+            assert mask[i] == (not crafts or p == "place_plant" and held.get("sapling", 0) > 0), p
     finally:
         env.close()
 

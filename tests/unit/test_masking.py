@@ -242,3 +242,31 @@ def test_a_state_met_again_gets_the_same_mask_from_the_memo_and_a_copy_of_it():
     # a station an arrow removed brings its step back (standing is part of the key too)
     gone = rule({"wood": 3}, {"place_table": 1}, lambda n: False, {"table": False})
     assert gone[rule.n_prim + DIAMOND.index("place_table")]
+
+
+def test_a_learned_action_may_not_spend_what_its_effect_needs():
+    """In a learned action's own space a crafting or placing primitive other than its effect's
+    is hidden while the player lacks what it uses, or while it would spend what the effect
+    needs (its one wood made into a wood pickaxe, its stone placed); moving, interacting,
+    sleeping and its own primitive stay free. Outside learned spaces primitives are free."""
+    from rlgpt.worlds.crafter.recipes import actions
+
+    prims = actions()
+    rule = ActionMask("make_stone_pickaxe", [], prims, learned=True)
+    free = ActionMask("make_stone_pickaxe", [], prims)
+
+    def allowed(r: ActionMask, **inv: int) -> set[str]:
+        mask = r(inv, {}, lambda _: False)
+        return {p for p, ok in zip(prims, mask, strict=True) if ok}
+
+    just = allowed(rule, wood=1, stone=1, sapling=1, energy=9)
+    for spends in ("make_wood_pickaxe", "place_table", "place_stone", "make_stone_sword"):
+        assert spends not in just, spends
+    assert {"make_stone_pickaxe", "do", "noop", "move_left", "place_plant"} <= just
+    assert "sleep" not in just and "sleep" in allowed(rule, wood=1, stone=1, energy=3)  # tired
+    assert "sleep" in allowed(ActionMask("wake_up", [], prims, learned=True), energy=9)
+    assert "make_iron_pickaxe" not in just  # it has nothing of what that uses
+    more = allowed(rule, wood=4, stone=3)
+    assert {"make_wood_pickaxe", "place_stone"} <= more  # leaves one wood and one stone
+    assert "place_plant" not in more  # no sapling
+    assert allowed(free, wood=1, stone=1) == set(prims)

@@ -123,8 +123,11 @@ class CraftaxWorld:
         return CraftaxEnv(task, observation, view_radius, seed, end_on_success)  # type: ignore[arg-type]
 
     def action_mask(
-        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
-    ) -> MaskRule:
+        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool,
+        *, learned: bool = False,
+    ) -> MaskRule:  # fmt: skip
+        """`learned` changes nothing yet: full Craftax's primitives stay free in a learned
+        action's space too (docs/design.md, learned actions)."""
         from rlgpt.worlds.craftax.masking import CraftaxMask
 
         return CraftaxMask(task.achievement, names, primitives, ordered)

@@ -15,7 +15,11 @@ action or a primitive yields the item or places the station), so a model's actio
 its own materials is not locked out. A survival sub-action (collect_drink, eat_cow, wake_up,
 when not the task itself) is hidden while its vital is above the need (NEED): the call would
 walk to water or a cow, or sleep, for a point the player does not need, and such trips cost the
-nights and deaths of long plans. Primitives are never masked; a state where nothing would be
+nights and deaths of long plans. Primitives are never masked, but in a learned action's own
+space (`learned`): there a crafting or placing primitive other than its effect's is hidden
+while the player lacks what it uses, or while it would spend what that effect needs (a
+learned make_stone_pickaxe that made a wood pickaxe with its one wood could never finish),
+and sleep while the player is not tired (as wake_up's NEED); a state where nothing would be
 allowed allows everything. docs/design.md, action masks.
 """
 
@@ -49,13 +53,24 @@ class ActionMask:
 
     def __init__(
         self, target: str, names: list[str], prim_names: list[str], ordered: bool = False,
-        recipes: Recipes = CRAFTER,
+        recipes: Recipes = CRAFTER, *, learned: bool = False,
     ) -> None:  # fmt: skip
         self.recipes = recipes
         data = recipes.data
         self.names = list(names)
         self.ordered = ordered
         self.n_prim = len(prim_names)
+        # a learned action's space (`learned`): its crafting and placing primitives, other
+        # than its own effect's, each with what it uses; and what that effect needs
+        need = requirement(target, recipes)
+        self.needs = dict(need.items) if learned and need is not None else {}
+        uses = {i: _uses(p, recipes) for i, p in enumerate(prim_names) if learned and p != target}
+        self.spending = [(i, u) for i, u in uses.items() if u is not None]
+        # and its sleep, but when tired (NEED): a sleeper acts no more until its energy is
+        # full, and a zombie's blow on one takes 7 health, not 2
+        self.sleep = prim_names.index("sleep") if learned and "sleep" in prim_names else None
+        if target == "wake_up":
+            self.sleep = None
         known = set(achievements())
         self.task = target
         self.target = target if is_plannable(target, recipes) else None
@@ -206,4 +221,23 @@ class ActionMask:
                 ok.update({n: n == step for n in self.chain})
         coded = [ok[n] for n in self.names]
         mask = np.array([True] * self.n_prim + coded, dtype=bool)
+        for i, uses in self.spending:
+            mask[i] = self._spares(uses, inventory)
+        if self.sleep is not None:
+            vital, most = NEED["wake_up"]
+            mask[self.sleep] = inventory.get(vital, 0) <= most
         return mask if mask.any() else np.ones_like(mask)
+
+    def _spares(self, uses: Mapping[str, int], inventory: Mapping[str, int]) -> bool:
+        """Whether a crafting or placing primitive that uses `uses` may act in a learned
+        action's space: it has what it uses, and leaves what the action's effect needs."""
+        return all(inventory.get(k, 0) >= n for k, n in uses.items()) and all(
+            inventory.get(k, 0) - uses.get(k, 0) >= n for k, n in self.needs.items()
+        )
+
+
+def _uses(primitive: str, recipes: Recipes) -> dict[str, int] | None:
+    """What a crafting or placing primitive uses (recipe data); None for any other."""
+    kind, _, name = primitive.partition("_")
+    info = recipes.data.get(kind, {}).get(name) if kind in ("make", "place") else None
+    return None if info is None else {str(k): int(v) for k, v in info["uses"].items()}

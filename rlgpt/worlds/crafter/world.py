@@ -113,11 +113,13 @@ class CrafterWorld:
         return CrafterEnv(task, observation, view_radius, seed, end_on_success)  # type: ignore[arg-type]
 
     def action_mask(
-        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool
-    ) -> MaskRule:
+        self, task: TaskSpec, names: list[str], primitives: list[str], ordered: bool,
+        *, learned: bool = False,
+    ) -> MaskRule:  # fmt: skip
         from rlgpt.worlds.crafter.masking import ActionMask
 
-        return ActionMask(task.achievement, names, primitives, ordered, self.recipes)
+        return ActionMask(task.achievement, names, primitives, ordered, self.recipes,
+                          learned=learned)  # fmt: skip
 
     def skills(self) -> SkillPackage:
         return SkillPackage(
