@@ -240,11 +240,12 @@ def test_weak_model_says_what_to_fix_for_an_unknown_task_or_agent():
         assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow  # 16 s: one tiny learned training (make test-slow)
 def test_learned_space_trains_one_learned_action_and_reports_its_reach(tmp_path):
     """A tiny run: reach before and after from held-out starts, samples, and why it stopped
     where it stopped early; a step that is no step of the plan is a one-line error."""
-    out = _last_json(["benchmarks/learned_space.py", "--task", "make_wood_pickaxe", "--action",
-                      "collect_wood", "--budget", "1200", "--out", str(tmp_path / "w")])  # fmt: skip
+    args = ["--task", "make_wood_pickaxe", "--action", "collect_wood", "--budget", "1200"]
+    out = _last_json(["benchmarks/learned_space.py", *args, "--out", str(tmp_path / "w")])
     assert out["action"] == "collect_wood" and 0 <= out["reach_before"] <= 1
     assert 0 <= out["reach_after"] <= 1 and 0 < out["samples"] <= 1200 + 300
     assert (tmp_path / "w" / "curve.csv").is_file()
