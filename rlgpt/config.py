@@ -218,9 +218,8 @@ class LearnParams(_Section):
         "budget).",
     )  # fmt: skip
     stop_window: int = Field(
-        default=100, ge=1, description="Training episodes that stop_reach is judged over (40 "
-        "stopped a learned make_stone_pickaxe on a lucky run: 36 of 40 in training, 4 of 12 "
-        "held out).",
+        default=100, ge=1, description="Training episodes that stop_reach is judged over (a "
+        "short window stops on a lucky run: docs/learned.md).",
     )  # fmt: skip
 
 

@@ -186,7 +186,6 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
     key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()
     ckpt = Checkpoints(out, key, point="learn_mid")
     venv = InterleavedVecEnv(factories)  # type: ignore[arg-type]
-    masked = True  # its coded actions, and primitives that cannot act (the world's rule)
     try:
         start = ckpt.resumable() or 0
         if start:
@@ -199,7 +198,8 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             model.set_random_seed(req.seed)
         else:
             model = new_model(
-                cfg.ppo, False, venv, req.seed, t.device, masked, fused_adam=t.fused_adam,
+                # masked always: its coded actions, and primitives that cannot act now
+                cfg.ppo, False, venv, req.seed, t.device, True, fused_adam=t.fused_adam,
                 sparse_input=t.sparse_input,
             )  # fmt: skip
             start_as_its_code(model, cfg, world)
