@@ -244,11 +244,12 @@ def test_a_state_met_again_gets_the_same_mask_from_the_memo_and_a_copy_of_it():
     assert gone[rule.n_prim + DIAMOND.index("place_table")]
 
 
-def test_a_learned_action_may_not_spend_what_its_effect_needs():
+def test_a_learned_action_makes_nothing_but_its_effect():
     """In a learned action's own space a crafting or placing primitive other than its effect's
-    is hidden while the player lacks what it uses, or while it would spend what the effect
-    needs (its one wood made into a wood pickaxe, its stone placed); moving, interacting,
-    sleeping and its own primitive stay free. Outside learned spaces primitives are free."""
+    is hidden (what it makes besides spends what the task's plan needs), but for placing a
+    station its effect needs, while the player has what that uses and keeps what the effect
+    needs; moving, interacting, sleeping when tired and its own primitive stay free. Outside
+    learned spaces primitives are free."""
     from rlgpt.worlds.crafter.recipes import actions
 
     prims = actions()
@@ -262,11 +263,18 @@ def test_a_learned_action_may_not_spend_what_its_effect_needs():
     just = allowed(rule, wood=1, stone=1, sapling=1, energy=9)
     for spends in ("make_wood_pickaxe", "place_table", "place_stone", "make_stone_sword"):
         assert spends not in just, spends
-    assert {"make_stone_pickaxe", "do", "noop", "move_left", "place_plant"} <= just
+    assert {"make_stone_pickaxe", "do", "noop", "move_left"} <= just
+    assert "place_plant" not in just  # a sapling to spare, but no step of its effect
     assert "sleep" not in just and "sleep" in allowed(rule, wood=1, stone=1, energy=3)  # tired
     assert "sleep" in allowed(ActionMask("wake_up", [], prims, learned=True), energy=9)
-    assert "make_iron_pickaxe" not in just  # it has nothing of what that uses
-    more = allowed(rule, wood=4, stone=3)
-    assert {"make_wood_pickaxe", "place_stone"} <= more  # leaves one wood and one stone
-    assert "place_plant" not in more  # no sapling
+    more = allowed(rule, wood=4, stone=3, iron=1, coal=1)
+    assert "place_table" in more  # its own station, with wood to spare
+    for other in ("make_wood_pickaxe", "place_stone", "make_iron_pickaxe", "place_furnace"):
+        assert other not in more, other  # affordable, but nothing its effect needs
+    wood = allowed(ActionMask("collect_wood", [], prims, learned=True), wood=5, stone=5)
+    assert not {p for p in wood if p.startswith(("make_", "place_"))}  # no swords of the wood
+    assert "collect_wood" not in prims and "do" in wood
+    iron = allowed(ActionMask("make_iron_pickaxe", [], prims, learned=True),
+                   wood=3, stone=4, coal=1, iron=1)  # fmt: skip
+    assert {"place_table", "place_furnace", "make_iron_pickaxe"} <= iron
     assert allowed(free, wood=1, stone=1) == set(prims)

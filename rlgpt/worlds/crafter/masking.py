@@ -16,11 +16,12 @@ its own materials is not locked out. A survival sub-action (collect_drink, eat_c
 when not the task itself) is hidden while its vital is above the need (NEED): the call would
 walk to water or a cow, or sleep, for a point the player does not need, and such trips cost the
 nights and deaths of long plans. Primitives are never masked, but in a learned action's own
-space (`learned`): there a crafting or placing primitive other than its effect's is hidden
-while the player lacks what it uses, or while it would spend what that effect needs (a
-learned make_stone_pickaxe that made a wood pickaxe with its one wood could never finish),
-and sleep while the player is not tired (as wake_up's NEED); a state where nothing would be
-allowed allows everything. docs/design.md, action masks.
+space (`learned`): there a crafting or placing primitive other than its effect's is hidden,
+but for placing a station its effect needs while the player has what it uses and keeps what
+the effect needs (a learned make_stone_pickaxe that made a wood pickaxe with its one wood could
+never finish; a learned collect_wood that made swords spent the task's wood), and sleep while
+the player is not tired (as wake_up's NEED); a state where nothing would be allowed allows
+everything. docs/design.md, action masks.
 """
 
 from __future__ import annotations
@@ -61,11 +62,16 @@ class ActionMask:
         self.ordered = ordered
         self.n_prim = len(prim_names)
         # a learned action's space (`learned`): its crafting and placing primitives, other
-        # than its own effect's, each with what it uses; and what that effect needs
+        # than its own effect's, each with what it uses; and what that effect needs. Of those
+        # only the placing of a station its effect needs may act (while it spares what the
+        # effect needs); anything else it would make spends what the task's plan needs, which
+        # its own reward never sees (a learned collect_wood made swords of the plan's wood)
         need = requirement(target, recipes)
         self.needs = dict(need.items) if learned and need is not None else {}
+        own = {f"place_{s}" for s in (need.stations if need is not None else ())}
         uses = {i: _uses(p, recipes) for i, p in enumerate(prim_names) if learned and p != target}
-        self.spending = [(i, u) for i, u in uses.items() if u is not None]
+        self.spending = [(i, u) for i, u in uses.items() if u is not None and prim_names[i] in own]
+        self.barred = [i for i, u in uses.items() if u is not None and prim_names[i] not in own]
         # and its sleep, but when tired (NEED): a sleeper acts no more until its energy is
         # full, and a zombie's blow on one takes 7 health, not 2
         self.sleep = prim_names.index("sleep") if learned and "sleep" in prim_names else None
@@ -223,6 +229,7 @@ class ActionMask:
         mask = np.array([True] * self.n_prim + coded, dtype=bool)
         for i, uses in self.spending:
             mask[i] = self._spares(uses, inventory)
+        mask[self.barred] = False
         if self.sleep is not None:
             vital, most = NEED["wake_up"]
             mask[self.sleep] = inventory.get(vital, 0) <= most
