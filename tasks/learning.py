@@ -1,5 +1,6 @@
 """The learn stage: each sub-action left to RL (or whose code validation kept out) is trained as
-its own policy, the learned actions of an iteration at once (rlgpt/rl/learn.py)."""
+its own policy, the learned actions of an iteration at once, but for a chain's later steps,
+which wait for their predecessors' policies (rlgpt/rl/learn.py, train_in_order)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from rlgpt.library.store import Origin, SkillLibrary
 from rlgpt.lineage.context import RunContext
 from rlgpt.lineage.layout import write_model
 from rlgpt.messages import CodedAction, Decomposition, LearnedConfig, ValidationReport
-from rlgpt.rl.learn import LearnRequest, train_all
+from rlgpt.rl.learn import LearnRequest, train_in_order
 from rlgpt.rl.learned import LearnedResult, check_config, space_key
 from rlgpt.rl.shaping import signals
 from rlgpt.worlds import get_world
@@ -43,7 +44,8 @@ def learn(
     *, feedback: dict[str, str] | None = None, spare: list[CodedAction] | None = None,
 ) -> list[LearnedResult]:  # fmt: skip
     """Train the learned actions of iteration k: the fast agent writes each one's RL config
-    (a config that cannot train goes back to it with the reason), then all train at once.
+    (a config that cannot train goes back to it with the reason), then all train at once,
+    but where one waits for the plan's earlier steps learned here without a policy yet.
     One that trained before continues its policy on the same space (train further).
     `spare`: earlier validated code of sub-actions now learned, which may join their spaces."""
     names = to_learn(dec, validation)
@@ -88,9 +90,10 @@ def learn(
             learn=p.learn, train=p.train, sandbox=p.sandbox, seed=p.run.seed + k,
             out_dir=str(out_root / name), previous=prev, previous_space=prev_space,
             extra_starts=[str(starts)] if starts.is_file() else [],
+            after=[n for n in names[: names.index(name)] if not (n in before and before[n].ok)],
             show_progress=ctx.show_progress, slots=p.scale.training_slots,
         ))  # fmt: skip
-    results += train_all(requests, p.learn.parallel)
+    results += train_in_order(requests, p.learn.parallel)
     to_library(ctx, k, results)
     files: list[Path] = []
     for r in results:

@@ -81,6 +81,8 @@ class LearnRequest(BaseModel):
     previous: LearnedResult | None = None  # its last training: continued on the same space
     previous_space: str = ""
     extra_starts: list[str] = []  # files of states where a top-level policy called it
+    after: list[str] = []  # learned actions of the same iteration trained before it (its
+    # rollouts reach it through them: train_in_order)
     show_progress: bool = True
     slots: int | None = 0
 
@@ -323,6 +325,32 @@ def train_all(requests: list[LearnRequest], parallel: int | None) -> list[Learne
                                          reason=f"its training failed: {type(exc).__name__}: "
                                          f"{exc}"[:300]))  # fmt: skip
     return out
+
+
+def train_in_order(requests: list[LearnRequest], parallel: int | None) -> list[LearnedResult]:
+    """Train every request, those that wait for others (`after`: the plan's earlier steps
+    learned in the same iteration, with no policy yet) once those are trained: the episodes
+    a learned action's start states come from reach it through its predecessors, and with a
+    predecessor that has no policy they stop before it (a chain's later steps would train
+    from staged states alone). Independent ones train at once (`train_all`). Results in the
+    order of `requests`."""
+    done: dict[str, LearnedResult] = {}
+    todo = list(requests)
+    while todo:
+        waiting = {r.config.name for r in todo}
+        ready = [r for r in todo if not waiting & set(r.after)] or todo  # never a cycle
+        trained = [d.action() for d in done.values() if d.ok and d.policy and d.config]
+        names = {a.name for a in trained}
+        wave = [
+            r.model_copy(update={
+                "learned": [a for a in r.learned if a.name not in names] + trained
+            })
+            for r in ready
+        ]  # fmt: skip
+        for r, res in zip(wave, train_all(wave, parallel), strict=True):
+            done[r.config.name] = res
+        todo = [r for r in todo if r.config.name not in done]
+    return [done[r.config.name] for r in requests]
 
 
 PR_SET_PDEATHSIG = 1

@@ -18,8 +18,8 @@ from rlgpt.messages import (
     ShapingTerm,
 )  # fmt: skip
 from rlgpt.rl.envs import make_env
-from rlgpt.rl.learn import LearnRequest, groups, train_learned
-from rlgpt.rl.learned import check_config, learned_env, reach, skill_act
+from rlgpt.rl.learn import LearnRequest, groups, train_in_order, train_learned
+from rlgpt.rl.learned import LearnedResult, check_config, learned_env, reach, skill_act
 from rlgpt.rl.shaping import LearnedEpisode, Signals, StartStates, signals
 from rlgpt.rl.starts import SnapshotLog, from_episodes, staged
 from rlgpt.trial import LearnedAction, trial_code
@@ -407,3 +407,40 @@ def test_a_learned_action_that_has_learnt_stops_before_its_budget(trained, tmp_p
     assert early.train_samples < cfg.sample_budget and early.reach_after is not None
     rows = (tmp_path / "early" / "curve.csv").read_text().splitlines()[1:]
     assert sum(r.endswith(",1") for r in rows[-4:]) >= 2
+
+
+def test_a_chains_later_step_waits_for_its_predecessors_policy(trained, monkeypatch):
+    """Learned in one iteration, a chain's later step trains once the earlier one has a
+    policy, and its rollouts play that policy (with no action for the step before it, the
+    task's episodes stop short of it: the test above); independent ones train together, and
+    results come back in the order asked."""
+    import rlgpt.rl.learn as learn_mod
+
+    req, first = trained  # a real trained collect_wood: the predecessor's result
+    waves: list[list[tuple[str, list[str]]]] = []
+
+    def train_all(reqs: list[LearnRequest], parallel: int | None) -> list[LearnedResult]:
+        waves.append([(r.config.name, [a.name for a in r.learned]) for r in reqs])
+
+        def one(r: LearnRequest) -> LearnedResult:
+            if r.config.name == "collect_wood":
+                return first
+            return first.model_copy(update={"name": r.config.name, "ok": False})
+
+        return [one(r) for r in reqs]
+
+    monkeypatch.setattr(learn_mod, "train_all", train_all)
+    table = req.model_copy(update={"config": config(name="place_table")})
+    pick = req.model_copy(update={"config": config(name="make_wood_pickaxe"),
+                                  "after": ["collect_wood", "place_table"]})  # fmt: skip
+    results = train_in_order([pick, req, table], parallel=2)
+    assert [r.name for r in results] == ["make_wood_pickaxe", "collect_wood", "place_table"]
+    assert waves == [
+        [("collect_wood", []), ("place_table", [])],  # together: neither waits
+        [("make_wood_pickaxe", ["collect_wood"])],  # after both; only the one that joined
+    ]
+    # a step it waits for that is not trained here (its config failed) holds nothing up
+    waves.clear()
+    alone = pick.model_copy(update={"after": ["collect_sapling"]})
+    assert [r.name for r in train_in_order([alone], parallel=2)] == ["make_wood_pickaxe"]
+    assert waves == [[("make_wood_pickaxe", [])]]
