@@ -239,7 +239,7 @@ def learned_actions(run_dir: Path) -> list[dict[str, Any]]:
     """Every learned action a run trained, per iteration: its reach from held-out start
     states before and after training, its code's alone, samples, wall time, why kept out."""
     keep = ("name", "ok", "reason", "reach_before", "reach_after", "skill_reach", "samples",
-            "wall_s", "stopped")  # fmt: skip
+            "wall_s", "stopped", "kept_start")  # fmt: skip
     out = []
     for path in sorted(run_dir.glob("iter_*/learned/*.json")):
         r = json.loads(path.read_text())

@@ -103,6 +103,7 @@ def _learned(rec: dict[str, Any]) -> str:
         before, after = a.get("reach_before"), a.get("reach_after")
         reach = f"{before:.2f} -> {after:.2f}" if None not in (before, after) else "untrained"
         kept = "" if a.get("ok") else " (kept out)"
+        kept += " (its start kept)" if a.get("kept_start") else ""
         parts.append(f"it{a['iteration']} {a['name']} {reach}{kept}")
     return "; ".join(parts) or "none"
 

@@ -331,6 +331,7 @@ def summarize_iteration(
             f"reach {r.reach_before:.2f} -> {r.reach_after:.2f}"
             + (f" (its code alone {r.skill_reach:.2f})" if r.skill_reach is not None else "")
             + (f"; {r.train_samples:,} samples: learnt early" if r.stopped else "")
+            + ("; training lost ground: the policy it started from kept" if r.kept_start else "")
         )
         if r.ok and r.reach_before is not None and r.reach_after is not None
         else f"excluded: {r.reason}"[:200]

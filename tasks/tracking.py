@@ -259,6 +259,7 @@ def log_learned(ctx: RunContext, k: int, learned: list[LearnedResult]) -> list[s
                   "wall_s": r.wall_s, "reach_before": r.reach_before, "reach_after": r.reach_after,
                   "skill_reach": r.skill_reach, "deaths_after": r.deaths_after}  # fmt: skip
         values["stopped_early"] = float(bool(r.stopped))
+        values["kept_start"] = float(bool(r.kept_start))
         metrics = [Metric(n, float(v), now, 0) for n, v in values.items() if v is not None]
         out = ctx.layout.iter_dir(k) / "learned" / r.name
         curve = out / "curve.csv"

@@ -237,7 +237,7 @@ class CriticAgent(Agent):
         )
         if learned:
             keep = {"ok", "reason", "reach_before", "reach_after", "skill_reach", "deaths_after",
-                    "out_of_steps_after", "samples"}  # fmt: skip
+                    "out_of_steps_after", "samples", "kept_start"}  # fmt: skip
             context["learned"] = {r.name: r.model_dump(include=keep) for r in learned}
         verdict = self.ask("critic", Critique, **context)
         excluded = validation.excluded()

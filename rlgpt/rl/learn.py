@@ -16,6 +16,7 @@ import json
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -206,6 +207,8 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             )  # fmt: skip
             start_as_its_code(model, cfg, world)
         model.set_logger(configure_logger(str(out / "sb3"), ["csv"]))
+        if not start and not (out / "start.zip").is_file():  # the policy it starts from
+            save_atomic(model, out / "start.zip")
         held = sets.held
 
         def measure(act_model: object) -> Reach:
@@ -266,6 +269,15 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
     path = out / "policy.zip"
     save_atomic(model, path)
     after = measure(model)
+    kept = ""
+    if before.reach > after.reach and (out / "start.zip").is_file():
+        # training lost held-out states the policy it started from reached: that one joins
+        kept = (
+            f"its training reached its effect from {after.reach:.0%} of held-out start "
+            f"states, the policy it started from {before.reach:.0%}: the latter joins"
+        )
+        shutil.copyfile(out / "start.zip", path)
+        after = before
     reason = judgement(after, skill, req.learn.min_reach)
     ok = not reason
     return LearnedResult(
@@ -277,6 +289,7 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
         deaths_after=after.deaths,
         out_of_steps_after=after.out_of_steps,
         wall_s=time.perf_counter() - t0,
+        kept_start=kept,
         **common,  # type: ignore[arg-type]
     )
 

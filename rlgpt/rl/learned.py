@@ -71,6 +71,9 @@ class LearnedResult(BaseModel):
         default_factory=dict, description="Coded actions of its space that failed in training."
     )
     stopped: str = Field(default="", description="Why its training ended before its budget.")
+    kept_start: str = Field(
+        default="", description="Why the policy it started from joins instead of the trained one."
+    )
 
     def action(self) -> LearnedAction:
         """The trained policy as training and evaluation insert it (it must have trained)."""

@@ -444,3 +444,28 @@ def test_a_chains_later_step_waits_for_its_predecessors_policy(trained, monkeypa
     alone = pick.model_copy(update={"after": ["collect_sapling"]})
     assert [r.name for r in train_in_order([alone], parallel=2)] == ["make_wood_pickaxe"]
     assert waves == [[("make_wood_pickaxe", [])]]
+
+
+@pytest.mark.parametrize("before, after", [(0.75, 0.25), (0.25, 0.75)])
+def test_a_training_that_loses_held_out_states_keeps_the_policy_it_started_from(
+    trained, tmp_path, monkeypatch, before, after
+):
+    """The policy that joins is the better of the one a training started from and the one it
+    ended with, on the same held-out start states (a further training can lose ground: a
+    learned make_stone_pickaxe went from 0.83 to 0.67). Only the reach measurements are
+    replaced (before, its code alone, after); the training is real."""
+    import rlgpt.rl.learn as learn_mod
+    from rlgpt.rl.learned import Reach
+
+    reaches = iter([before, 0.0, after])
+    monkeypatch.setattr(learn_mod, "reach", lambda *a, **k: Reach(
+        reach=next(reaches), deaths=0.0, out_of_steps=0.0, steps=1))  # fmt: skip
+    req, _ = trained
+    out = tmp_path / "kept"
+    res = train_learned(req.model_copy(update={"out_dir": str(out)}))
+    start, policy = (out / "start.zip").read_bytes(), (out / "policy.zip").read_bytes()
+    assert res.ok and res.reach_before == before and res.reach_after == max(before, after)
+    if before > after:
+        assert policy == start and "the policy it started from 75%" in res.kept_start
+    else:
+        assert policy != start and res.kept_start == ""
