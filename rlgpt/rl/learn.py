@@ -140,6 +140,16 @@ def groups(starts: list[Start]) -> list[list[bytes]]:
     return [staged_, own]
 
 
+def _inputs(world: World, cfg: LearnedConfig, train: TrainParams) -> tuple[int, ...]:
+    """The shape of a learned action's observation: its world env's, and what it recalls."""
+    env = world.validation_env(cfg.name, train.view_radius)
+    try:
+        shape = env.observation_space.shape or ()
+    finally:
+        env.close()
+    return (shape[0] + 4 * len(world.recalls(cfg.name)), *shape[1:])
+
+
 def _cached_reach(path: Path, measure: Callable[[], Reach]) -> Reach:
     """A reach measured once: a resumed training reads it back."""
     if path.is_file():
@@ -178,11 +188,13 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             world, cfg, req.coded, StartStates(grouped, req.seed * 1000 + rank), t, sb)))(i)
         for i in range(req.learn.n_envs)
     ]  # fmt: skip
-    space = space_key(cfg, t)
+    space = space_key(cfg, t, world.recalls(cfg.name))
     prev = req.previous
     init = None
     if prev is not None and prev.ok and req.previous_space == space and Path(prev.policy).is_file():
         init = Path(prev.policy)
+        if load_policy(init).observation_space.shape != _inputs(world, cfg, t):
+            init = None  # trained on another observation (before its world recalled into it)
     starts_sha = hashlib.sha256(b"".join(hashlib.sha256(b).digest() for b in blobs)).hexdigest()
     key_parts = [cfg_sha, *[c.content_hash() for c in req.coded], req.seed, starts_sha,
                  policy_sha256(init) if init else ""]  # fmt: skip

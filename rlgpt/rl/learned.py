@@ -153,7 +153,7 @@ def learned_env(
     return MacroActionWrapper(
         episode, [c.name for c in inserted], pool, all_primitives=world.primitives(),
         vitals=world.vitals, step_budget=budget, no_effect_penalty=0.0, primitives=prims,
-        mask=rule,
+        mask=rule, recall=world.recalls(cfg.name),
     )  # fmt: skip
 
 
@@ -287,8 +287,9 @@ def start_as_its_code(model: BaseAlgorithm, cfg: LearnedConfig, world: World) ->
     return True
 
 
-def space_key(cfg: LearnedConfig, train: TrainParams) -> str:
-    """What a learned action's weights mean: its space, observation and network."""
+def space_key(cfg: LearnedConfig, train: TrainParams, recall: tuple[str, ...] = ()) -> str:
+    """What a learned action's weights mean: its space, observation (what its world recalls
+    into it: World.recalls) and network."""
     parts = [cfg.name, cfg.primitive_actions, cfg.macro_actions, cfg.ppo.model_dump(mode="json"),
-             train.view_radius]  # fmt: skip
+             train.view_radius, *([list(recall)] if recall else [])]  # fmt: skip
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()

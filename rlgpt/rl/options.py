@@ -59,6 +59,8 @@ class LearnedOption:
         self.model = _load(action.policy, action.policy_sha256)
         self.step_budget = action.config.step_budget
         self.code_steps = action.config.code_steps
+        self.recall = world.recalls(action.name)
+        self._inputs = int(self.model.observation_space.shape[0])
 
     def mask(
         self,
@@ -68,8 +70,12 @@ class LearnedOption:
     ) -> np.ndarray:
         return self.rule(info["inventory"], info["achievements"], disabled, standing)
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[str, bool]:
-        """Its next action: a name, and whether it is a coded action."""
+    def act(self, obs: np.ndarray, mask: np.ndarray, env: Any) -> tuple[str, bool]:
+        """Its next action from the task's observation and world env `env` (what the world
+        recalls is added where its policy was trained with it): a name, and whether it is a
+        coded action."""
+        if self.recall and obs.shape[0] < self._inputs:
+            obs = np.concatenate([obs, env.recall(self.recall)])
         if isinstance(self.model, MaskablePPO):
             a, _ = self.model.predict(obs, deterministic=False, action_masks=mask)
         else:

@@ -56,7 +56,7 @@ class Option(Protocol):
         self, info: Mapping[str, Any], disabled: Callable[[str], bool], standing: Mapping[str, bool]
     ) -> np.ndarray: ...
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[str, bool]: ...
+    def act(self, obs: np.ndarray, mask: np.ndarray, env: Any) -> tuple[str, bool]: ...
 
 
 class Snapshots(Protocol):
@@ -97,8 +97,19 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         no_effect_penalty: float = 0.0, max_errors: int = 20, max_hangs: int = 3,
         primitives: list[str] | None = None, mask: MaskRule | None = None,
         options: Mapping[str, Option] | None = None, snapshots: Snapshots | None = None,
+        recall: tuple[str, ...] = (),
     ) -> None:  # fmt: skip
         super().__init__(env)
+        self.recall = recall  # what the world env recalls into each observation (a learned
+        # action's own env: World.recalls)
+        if recall:
+            base = env.observation_space
+            n = 4 * len(recall)
+            self.observation_space = gym.spaces.Box(
+                np.concatenate([base.low, np.full(n, -1.0, np.float32)]),  # type: ignore[attr-defined]
+                np.concatenate([base.high, np.ones(n, np.float32)]),  # type: ignore[attr-defined]
+                dtype=np.float32,
+            )
         self.options = dict(options or {})
         self.snapshots = snapshots
         self.max_errors = max_errors
@@ -141,7 +152,12 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
         self._info = info
-        return obs, {**info, "primitive_steps": 0}
+        return self._recalled(obs), {**info, "primitive_steps": 0}
+
+    def _recalled(self, obs: np.ndarray) -> np.ndarray:
+        if not self.recall:
+            return obs
+        return np.concatenate([obs, self.world_env.recall(self.recall)])  # type: ignore[attr-defined]
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         return drive(self.step_waits(action))
@@ -149,6 +165,10 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     def step_waits(self, action: int) -> Waits[Step]:
         """step(), yielding the worker's reply pipe each time a coded action's call waits on
         it (rlgpt/rl/interleave.py steps other envs meanwhile)."""
+        obs, reward, term, trunc, info = yield from self._step_waits(action)
+        return self._recalled(obs), reward, term, trunc, info
+
+    def _step_waits(self, action: int) -> Waits[Step]:
         action = int(action)
         if action < self._n_prim:
             obs, reward, term, trunc, info = self.env.step(
@@ -316,7 +336,7 @@ class MacroActionWrapper(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         while True:
             mask = option.mask(info, self._code_off, env.standing())
             if mask.any():
-                chosen, coded = option.act(obs, mask)
+                chosen, coded = option.act(obs, mask, env)
             else:  # nothing it may do now: the call is one tick
                 chosen, coded = (
                     ("noop" if "noop" in self._prim_index else self.primitives[0]),

@@ -64,7 +64,11 @@ class WorldEnv(Protocol):
 
     Optionally, `snapshot() -> bytes` and `restore(blob) -> info`: the whole state of the
     episode, and a return to it that continues exactly as the original would (the start
-    states of learned actions, taken from the task's own episodes: rlgpt/rl/starts.py)."""
+    states of learned actions, taken from the task's own episodes: rlgpt/rl/starts.py).
+
+    Optionally, `recall(things) -> np.ndarray`, where the world's `recalls` names anything:
+    for each of `things`, where the nearest one the player has seen this episode lies, 4
+    numbers in [-1, 1] (all 0 where none was seen): a learned action's memory."""
 
     task: TaskSpec
     action_space: gym.Space[Any]
@@ -220,6 +224,12 @@ class World(Protocol):
     def requirement_text(self, name: str) -> str | None:
         """What sub-action `name` needs, in words, when it is named after an achievement;
         None otherwise (then validation checks safety only)."""
+        ...
+
+    def recalls(self, name: str) -> tuple[str, ...]:
+        """What a learned action named `name` must find on the map (its target, the stations
+        its effect needs): where the nearest one it has seen lies is part of its observation
+        (the world env's `recall`); () where the world gives it no memory."""
         ...
 
     def scenarios(

@@ -144,6 +144,9 @@ class OrchardWorld:
     def requirement_text(self, name: str) -> str | None:
         return NEEDS.get(name)
 
+    def recalls(self, name: str) -> tuple[str, ...]:
+        return ()  # its learned actions see their view and inventory only
+
     def scenarios(
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
         unmet_steps: int, unknown_steps: int, episode: bool = True,

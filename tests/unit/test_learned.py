@@ -469,3 +469,41 @@ def test_a_training_that_loses_held_out_states_keeps_the_policy_it_started_from(
         assert policy == start and "the policy it started from 75%" in res.kept_start
     else:
         assert policy != start and res.kept_start == ""
+
+
+def test_a_learned_actions_observation_recalls_its_target_out_of_view(wood_starts):
+    """A learned collect_wood reads, beside its view, where the nearest tree it has seen lies;
+    carried out of sight of every tree, it still knows the way back (World.recalls)."""
+    from rlgpt.worlds.crafter.env import RECALL_CELLS
+
+    assert CRAFTER.recalls("collect_wood") == ("tree",)
+    assert CRAFTER.recalls("make_wood_pickaxe") == ("table",)
+    assert CRAFTER.recalls("defeat_zombie") == ()  # a creature: not a place to remember
+    cfg = config(macro_actions=[])
+    env = learned_env(CRAFTER, cfg, [], StartStates([wood_starts], 0), TRAIN, SANDBOX)
+    try:
+        obs, _ = env.reset()
+        assert obs.shape == env.observation_space.shape
+        plain = env.world_env.observation_space.shape[0]
+        assert obs.shape[0] == plain + 4 and obs[plain] == 1.0  # a tree in view at the start
+        wenv = env.world_env
+        world, tree = wenv.world, wenv.world._mat_ids["tree"]
+        # carry the player to grass out of sight of every tree (nothing new is seen)
+        trees = np.argwhere(world._mat_map == tree)
+        grass = np.argwhere(world._mat_map == world._mat_ids["grass"])
+        far = [g for g in grass if np.abs(trees - g).max(axis=1).min() > 5
+               and world._obj_map[tuple(g)] == 0]  # fmt: skip
+        world.move(wenv.player, tuple(int(v) for v in far[0]))
+        seen, dx, dy, dist = wenv.recall(("tree",))
+        x, y = (int(v) for v in wenv.player.pos)
+        assert seen == 1.0 and abs(dx) <= 1 and abs(dy) <= 1
+        known = np.argwhere((world._mat_map == tree) & wenv._seen)
+        nearest = np.abs(known - (x, y)).sum(axis=1).min()
+        assert dist == pytest.approx(min(1.0, nearest / (2 * RECALL_CELLS)))
+        if nearest < RECALL_CELLS:  # the offset itself is exact within RECALL_CELLS
+            cell = (x + round(float(dx) * RECALL_CELLS), y + round(float(dy) * RECALL_CELLS))
+            assert world._mat_map[cell] == tree and wenv._seen[cell]
+        wenv._seen[:] = False  # nothing remembered: nothing recalled
+        assert not wenv.recall(("tree", "table")).any()
+    finally:
+        env.close()

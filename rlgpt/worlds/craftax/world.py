@@ -146,6 +146,9 @@ class CraftaxWorld:
         req = requirement(name)
         return None if req is None else req.describe()
 
+    def recalls(self, name: str) -> tuple[str, ...]:
+        return ()  # not yet: a learned Craftax action sees its view and inventory only
+
     def scenarios(
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
         unmet_steps: int, unknown_steps: int, episode: bool = True,

@@ -21,6 +21,7 @@ ObsKind = Literal["symbolic", "image"]
 _FACINGS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 _STEPS = {"move_left": (-1, 0), "move_right": (1, 0), "move_up": (0, -1), "move_down": (0, 1)}
 _THERMO = 9  # inventory counts as thermometers: [count >= 1, ..., count >= 9]
+RECALL_CELLS = 16  # a remembered thing's offset reads +-1 from here on
 
 
 class CrafterEnv(gym.Env[np.ndarray, int]):
@@ -104,6 +105,24 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
     def _mark_seen(self) -> None:
         r, (x, y) = self.radius, (int(v) for v in self.player.pos)
         self._seen[max(0, x - r) : x + r + 1, max(0, y - r) : y + r + 1] = True
+
+    def recall(self, things: tuple[str, ...]) -> np.ndarray:
+        """For each material or station of `things`, the nearest cell of it the player has seen
+        this episode: [1, dx, dy, distance], offsets over RECALL_CELLS and the (Manhattan)
+        distance over twice that, each clipped to 1; zeros where none was seen. A learned
+        action reads it beside its view (WorldEnv, docs/design.md)."""
+        world = self._env._world
+        x, y = (int(v) for v in self.player.pos)
+        out = np.zeros(4 * len(things), np.float32)
+        for k, name in enumerate(things):
+            xs, ys = np.nonzero((world._mat_map == world._mat_ids[name]) & self._seen)
+            if len(xs):
+                dx, dy = xs - x, ys - y
+                d = np.abs(dx) + np.abs(dy)
+                i = int(d.argmin())
+                out[4 * k : 4 * k + 4] = (1.0, dx[i] / RECALL_CELLS, dy[i] / RECALL_CELLS,
+                                          d[i] / (2 * RECALL_CELLS))  # fmt: skip
+        return np.clip(out, -1.0, 1.0)
 
     def memory(self) -> bytes:
         """Material ids (x-major) of every world cell the player's view has covered this

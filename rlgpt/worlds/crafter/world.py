@@ -136,6 +136,13 @@ class CrafterWorld:
         req = requirement(name, self.recipes)
         return None if req is None else req.describe()
 
+    def recalls(self, name: str) -> tuple[str, ...]:
+        req = requirement(name, self.recipes)
+        if req is None:
+            return ()
+        target = () if req.target is None or req.creature else (req.target,)
+        return (*target, *req.stations)
+
     def scenarios(
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
         unmet_steps: int, unknown_steps: int, episode: bool = True,
