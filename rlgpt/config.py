@@ -213,7 +213,8 @@ class LearnParams(_Section):
     )  # fmt: skip
     stop_reach: float | None = Field(
         default=0.9, gt=0, le=1, description="Its training ends before its sample budget once "
-        "this share of its last `stop_window` training episodes reached its effect: the "
+        "this share of its last `stop_window` training episodes reached its effect, in all "
+        "and among those from each group of start states (staged, the task's own): the "
         "samples an action already learned would spend go unspent (null: always the whole "
         "budget).",
     )  # fmt: skip

@@ -36,6 +36,8 @@ class SlimInfo(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         env: MacroActionWrapper = self.env  # type: ignore[assignment]
         obs, reward, term, trunc, info = yield from env.step_waits(action)
         slim = {"primitive_steps": info["primitive_steps"], "success": info["success"]}
+        if "start_group" in info:  # a learned action's episode: where it started
+            slim["start_group"] = info["start_group"]
         return obs, float(reward), term, trunc, slim
 
 

@@ -242,7 +242,8 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             lambda samples: ckpt.save(model, samples), out / "curve.csv", desc=f"learn {cfg.name}",
         )  # fmt: skip
         finite = Finite()
-        learnt = Learnt(lambda: budget.rows, req.learn.stop_reach, req.learn.stop_window)
+        learnt = Learnt(lambda: budget.rows, req.learn.stop_reach, req.learn.stop_window,
+                        lambda: budget.groups)  # fmt: skip
         wall0 = time.perf_counter()
         try:
             with lean():

@@ -243,12 +243,19 @@ class Finite(BaseCallback):
 
 class Learnt(BaseCallback):
     """Stops a training once `share` of its last `window` finished training episodes reached
-    the effect (the rows of `rows()`, the curve's: `samples,return,steps,won`); `why` says
-    when. With `share` None it never stops one."""
+    the effect (the rows of `rows()`, the curve's: `samples,return,steps,won`), and as large a
+    share of those among them that started from each group of start states (`groups()`: each
+    row's group, for the rows since the process began; staged states, the task's own): a
+    learned action that reaches its effect from easy staged states while the task's own states
+    still fail trains on. `why` says when. With `share` None it never stops one."""
 
-    def __init__(self, rows: Callable[[], list[str]], share: float | None, window: int) -> None:
+    def __init__(
+        self, rows: Callable[[], list[str]], share: float | None, window: int,
+        groups: Callable[[], list[int]] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
         self.rows, self.share, self.window = rows, share, window
+        self.groups = groups or (lambda: [])
         self.why = ""
         self._seen = 0
 
@@ -257,13 +264,21 @@ class Learnt(BaseCallback):
         if self.share is None or len(rows) == self._seen or len(rows) < self.window:
             return True
         self._seen = len(rows)
-        won = sum(r.endswith(",1") for r in rows[-self.window :])
+        recent = [r.endswith(",1") for r in rows[-self.window :]]
+        won = sum(recent)
         if won < self.share * self.window:
             return True
+        groups = self.groups()
+        tags = ([-1] * len(rows) + groups)[-self.window :]  # -1: a row from before a resume
+        for g in set(tags) - {-1}:
+            mine = [w for w, t in zip(recent, tags, strict=True) if t == g]
+            if sum(mine) < self.share * len(mine):
+                return True
         samples = int(rows[-1].split(",", 1)[0])
         self.why = (
             f"reached its effect in {won} of its last {self.window} training episodes at "
-            f"{samples:,} samples (learn.stop_reach {self.share:g})"
+            f"{samples:,} samples, from each group of start states alike "
+            f"(learn.stop_reach {self.share:g})"
         )
         return False
 

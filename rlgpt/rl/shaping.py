@@ -81,9 +81,11 @@ class StartStates:
         if not self.groups:
             raise ValueError("a learned action needs at least one start state")
         self.rng = np.random.default_rng(seed)
+        self.last = 0  # the group of the last state drawn
 
     def draw(self) -> bytes:
-        group = self.groups[int(self.rng.integers(len(self.groups)))]
+        self.last = int(self.rng.integers(len(self.groups)))
+        group = self.groups[self.last]
         return group[int(self.rng.integers(len(group)))]
 
 
@@ -92,7 +94,8 @@ class LearnedEpisode(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
     as the episodes of one learned action: each reset restores a start state; each step pays
     the config's reward; an episode terminates at the effect or a death and is truncated at
     the config's step budget. `info["success"]` is the effect (the achievement rose since the
-    start), so training's curve and first success read the learned action's own success."""
+    start), so training's curve and first success read the learned action's own success;
+    `info["start_group"]` is the group its start state was drawn from."""
 
     def __init__(
         self,
@@ -108,6 +111,7 @@ class LearnedEpisode(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         self.weights = {t.signal: t.weight for t in cfg.shaping}
         self._signals: Signals | None = None
         self._start = 0
+        self._group = 0
         self._counts: dict[str, int] = {}
         self._paid: dict[str, int] = {}
         self.steps = 0
@@ -117,6 +121,7 @@ class LearnedEpisode(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
         if kwargs.get("seed") is not None:  # the first reset of an env: its rank's stream
             self.starts.rng = np.random.default_rng(int(kwargs["seed"]))
         info = world.restore(self.starts.draw())  # type: ignore[attr-defined]
+        self._group = self.starts.last
         self._signals = Signals(self.vitals, info)
         self._counts = dict(info["achievements"])
         self._start = int(self._counts.get(self.cfg.name, 0))
@@ -145,4 +150,5 @@ class LearnedEpisode(gym.Wrapper[np.ndarray, int, np.ndarray, int]):
             reward -= self.cfg.death_penalty
         terminated = effect or bool(term)
         truncated = not terminated and (bool(trunc) or self.steps >= self.cfg.step_budget)
-        return obs, reward, terminated, truncated, {**info, "success": effect, "died": died}
+        out = {**info, "success": effect, "died": died, "start_group": self._group}
+        return obs, reward, terminated, truncated, out

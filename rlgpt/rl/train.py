@@ -125,6 +125,8 @@ class PrimitiveBudget(BaseCallback):
         super().__init__()
         self.curve = curve
         self.rows: list[str] = []
+        self.groups: list[int] = []  # each row's start group since this process began (a
+        # learned action's episodes: StartStates)
         if curve is not None and start and curve.is_file():
             kept = curve.read_text().splitlines()[1:]
             self.rows = [r for r in kept if r and int(r.split(",")[0]) <= start]
@@ -165,6 +167,7 @@ class PrimitiveBudget(BaseCallback):
             if dones[k]:
                 won = int(bool(info.get("success")))
                 self.rows.append(f"{self.samples},{self._returns[k]:.3f},{self._steps[k]},{won}")
+                self.groups.append(int(info.get("start_group", 0)))  # type: ignore[call-overload]
                 self._returns[k], self._steps[k] = 0.0, 0
 
     def write_curve(self) -> None:

@@ -395,6 +395,29 @@ def test_a_learnt_training_stops_on_its_recent_episodes_only():
     assert Learnt(lambda: rows[:3], 0.5, 4)._on_step()  # the window is not full yet
 
 
+def test_a_learnt_training_goes_on_while_the_tasks_own_starts_fail():
+    """Easy staged starts (group 0) all reach the effect, the task's own (group 1) half of the
+    time: 0.75 of the window in all, but not of each group, so it trains on; once the task's
+    own starts reach it as often, it stops."""
+    from rlgpt.rl.learned import Learnt
+
+    rows: list[str] = []
+    groups: list[int] = []
+    stop = Learnt(lambda: rows, 0.75, 8, lambda: groups)
+    plain = Learnt(lambda: rows, 0.75, 8)
+    for k, (g, won) in enumerate([(0, 1), (1, 0), (0, 1), (1, 1)] * 2):
+        rows.append(f"{100 * (k + 1)},1.0,10,{won}")
+        groups.append(g)
+        assert stop._on_step()  # 6 of 8 in all, 2 of 4 from the task's own starts
+    assert not plain._on_step()  # without the groups, it would have stopped here
+    for k, (g, won) in enumerate([(1, 1), (0, 1), (1, 1), (0, 1)]):
+        rows.append(f"{900 + 100 * k},1.0,10,{won}")
+        groups.append(g)
+        if not stop._on_step():
+            break
+    assert k == 1 and "from each group of start states alike" in stop.why, (k, stop.why)
+
+
 def test_a_learned_action_that_has_learnt_stops_before_its_budget(trained, tmp_path):
     """Its own code in its space reaches the effect from most starts at once: the training
     ends once its recent episodes say so, with fewer samples than its budget, and says why."""
