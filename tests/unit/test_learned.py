@@ -73,6 +73,22 @@ def test_start_states_from_the_tasks_own_episodes_are_where_the_step_is_next():
         assert info["achievements"]["make_wood_pickaxe"] == 0
 
 
+def test_a_learned_episode_says_which_group_its_start_came_from(wood_starts):
+    """The early stop judges each group of start states (Learnt): every step's info names the
+    group its episode's start state was drawn from."""
+    env = CRAFTER.validation_env("collect_wood", 4)
+    starts = StartStates([wood_starts[:3], wood_starts[3:]], 5)
+    ep = LearnedEpisode(env, config(), starts, CRAFTER.vitals)  # type: ignore[arg-type]
+    seen = set()
+    for _ in range(12):
+        ep.reset()
+        group = starts.last
+        *_, info = ep.step(CRAFTER.primitives().index("noop"))
+        assert info["start_group"] == group
+        seen.add(group)
+    assert seen == {0, 1}
+
+
 def test_start_groups_weigh_the_tasks_own_states_as_much_as_staged_ones():
     draws = StartStates([[b"a"] * 1, [b"b"] * 9], seed=0)
     picked = [draws.draw() for _ in range(2000)]
