@@ -78,9 +78,8 @@ def learn(
         except FormatError as exc:
             results.append(LearnedResult(name=name, ok=False, reason=f"config: {exc}"))
             continue
-        recall = world.recalls(name)
-        space = space_key(cfg, p.train, recall)
-        prev_space = space_key(prev.config, p.train, recall) if prev and prev.config else ""
+        space = space_key(cfg, world, p.train)
+        prev_space = space_key(prev.config, world, p.train) if prev and prev.config else ""
         if prev is None:  # a policy of this world from the skill library, same space
             prev, prev_space = from_library(ctx, name, space)
         starts = ctx.layout.train_dir(k - 1) / "starts" / f"{name}.starts.pkl"
@@ -139,7 +138,6 @@ def to_library(ctx: RunContext, k: int, results: list[LearnedResult]) -> None:
         if r.ok and r.config is not None and Path(r.policy).is_file():
             lib.record_learned(
                 r.name, ctx.task.world, Path(r.policy), r.config.model_dump(mode="json"),
-                space_key(r.config, ctx.params.train, get_world(ctx.task.world).recalls(r.name)),
-                (r.reach_before, r.reach_after,
-                r.skill_reach), samples=r.samples, origin=origin,
+                space_key(r.config, get_world(ctx.task.world), ctx.params.train),
+                (r.reach_before, r.reach_after, r.skill_reach), samples=r.samples, origin=origin,
             )  # fmt: skip

@@ -188,7 +188,7 @@ def _train(req: LearnRequest, world: World, out: Path, cfg_sha: str) -> LearnedR
             world, cfg, req.coded, StartStates(grouped, req.seed * 1000 + rank), t, sb)))(i)
         for i in range(req.learn.n_envs)
     ]  # fmt: skip
-    space = space_key(cfg, t, world.recalls(cfg.name))
+    space = space_key(cfg, world, t)
     prev = req.previous
     init = None
     if prev is not None and prev.ok and req.previous_space == space and Path(prev.policy).is_file():

@@ -302,9 +302,10 @@ def start_as_its_code(model: BaseAlgorithm, cfg: LearnedConfig, world: World) ->
     return True
 
 
-def space_key(cfg: LearnedConfig, train: TrainParams, recall: tuple[str, ...] = ()) -> str:
+def space_key(cfg: LearnedConfig, world: World, train: TrainParams) -> str:
     """What a learned action's weights mean: its space, observation (what its world recalls
     into it: World.recalls) and network."""
+    recall = world.recalls(cfg.name)
     parts = [cfg.name, cfg.primitive_actions, cfg.macro_actions, cfg.ppo.model_dump(mode="json"),
              train.view_radius, *([list(recall)] if recall else [])]  # fmt: skip
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
