@@ -14,6 +14,7 @@ from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
 from rlgpt.worlds import doc
 from rlgpt.worlds.base import (
+    UNSEEN,
     LintFacts,
     MaskRule,
     Oracle,
@@ -141,7 +142,7 @@ class CrafterWorld:
         if req is None:
             return ()
         target = () if req.target is None or req.creature else (req.target,)
-        return (*target, *req.stations)
+        return (*target, *req.stations, UNSEEN)
 
     def scenarios(
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
