@@ -72,12 +72,10 @@ class LearnedOption:
 
     def act(self, obs: np.ndarray, mask: np.ndarray, env: Any) -> tuple[str, bool]:
         """Its next action from the task's observation and world env `env` (what the world
-        recalls is added where its policy was trained with it, as much of it as it was trained
-        with: World.recalls only ever adds at the end): a name, and whether it is a coded
-        action."""
+        recalls is added where its policy was trained with it): a name, and whether it is a
+        coded action."""
         if self.recall and obs.shape[0] < self._inputs:
-            things = self.recall[: (self._inputs - obs.shape[0]) // 4]
-            obs = np.concatenate([obs, env.recall(things)])
+            obs = np.concatenate([obs, env.recall(self.recall)])
         if isinstance(self.model, MaskablePPO):
             a, _ = self.model.predict(obs, deterministic=False, action_masks=mask)
         else:

@@ -23,11 +23,6 @@ import numpy as np
 from rlgpt.messages import CodedAction, Decomposition, Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
 
-# What a world env's `recall` reads as "the ground not yet seen, by direction" rather than a
-# thing to find: a learned action that searches knows where it has not looked (a policy without
-# memory of its own walk searches by random walk: docs/learned.md).
-UNSEEN = "unseen"
-
 
 class _Reported(TypedDict):
     """What every world's env reports."""
@@ -73,9 +68,7 @@ class WorldEnv(Protocol):
 
     Optionally, `recall(things) -> np.ndarray`, where the world's `recalls` names anything:
     for each of `things`, where the nearest one the player has seen this episode lies, 4
-    numbers in [-1, 1] (all 0 where none was seen): a learned action's memory. The name
-    UNSEEN asks instead how much of the map around the player it has not seen yet, to the
-    west, east, north and south (shares in [0, 1]): where a search should go next."""
+    numbers in [-1, 1] (all 0 where none was seen): a learned action's memory."""
 
     task: TaskSpec
     action_space: gym.Space[Any]
@@ -236,8 +229,7 @@ class World(Protocol):
     def recalls(self, name: str) -> tuple[str, ...]:
         """What a learned action named `name` must find on the map (its target, the stations
         its effect needs): where the nearest one it has seen lies is part of its observation
-        (the world env's `recall`), and UNSEEN where it may have to search for them, last;
-        () where the world gives it no memory."""
+        (the world env's `recall`); () where the world gives it no memory."""
         ...
 
     def scenarios(

@@ -513,19 +513,18 @@ def test_a_training_that_loses_held_out_states_keeps_the_policy_it_started_from(
 def test_a_learned_actions_observation_recalls_its_target_out_of_view(wood_starts):
     """A learned collect_wood reads, beside its view, where the nearest tree it has seen lies;
     carried out of sight of every tree, it still knows the way back (World.recalls)."""
-    from rlgpt.worlds.base import UNSEEN
     from rlgpt.worlds.crafter.env import RECALL_CELLS
 
-    assert CRAFTER.recalls("collect_wood") == ("tree", UNSEEN)
-    assert CRAFTER.recalls("make_wood_pickaxe") == ("table", UNSEEN)
-    assert CRAFTER.recalls("defeat_zombie") == (UNSEEN,)  # a creature: not a place to remember
+    assert CRAFTER.recalls("collect_wood") == ("tree",)
+    assert CRAFTER.recalls("make_wood_pickaxe") == ("table",)
+    assert CRAFTER.recalls("defeat_zombie") == ()  # a creature: not a place to remember
     cfg = config(macro_actions=[])
     env = learned_env(CRAFTER, cfg, [], StartStates([wood_starts], 0), TRAIN, SANDBOX)
     try:
         obs, _ = env.reset()
         assert obs.shape == env.observation_space.shape
         plain = env.world_env.observation_space.shape[0]
-        assert obs.shape[0] == plain + 8 and obs[plain] == 1.0  # a tree in view at the start
+        assert obs.shape[0] == plain + 4 and obs[plain] == 1.0  # a tree in view at the start
         wenv = env.world_env
         world, tree = wenv.world, wenv.world._mat_ids["tree"]
         # carry the player to grass out of sight of every tree (nothing new is seen)
@@ -545,43 +544,5 @@ def test_a_learned_actions_observation_recalls_its_target_out_of_view(wood_start
             assert world._mat_map[cell] == tree and wenv._seen[cell]
         wenv._seen[:] = False  # nothing remembered: nothing recalled
         assert not wenv.recall(("tree", "table")).any()
-    finally:
-        env.close()
-
-
-def test_a_learned_action_knows_which_way_it_has_not_looked(wood_starts):
-    """UNSEEN recalls the share of the ground within RECALL_CELLS not seen this episode, to
-    the west, east, north and south: a search without memory of its own walk is a random
-    walk. Off the map counts as seen (nothing to find there)."""
-    from rlgpt.worlds.base import UNSEEN
-    from rlgpt.worlds.crafter.env import RECALL_CELLS
-
-    cfg = config(macro_actions=[])
-    env = learned_env(CRAFTER, cfg, [], StartStates([wood_starts], 0), TRAIN, SANDBOX)
-    try:
-        env.reset()
-        wenv, r = env.world_env, RECALL_CELLS
-        w, h = wenv.area
-        world = wenv.world
-
-        def free(xs: range) -> tuple[int, int]:  # a cell the player may stand on
-            walk = np.isin(world._mat_map, [world._mat_ids[m] for m in ("grass", "sand", "path")])
-            cells = np.argwhere(walk & (world._obj_map == 0))
-            return next((int(a), int(b)) for a, b in cells if a in xs and r < b < h - r)
-
-        world.move(wenv.player, free(range(r, w - r)))
-        x, y = (int(v) for v in wenv.player.pos)
-        wenv._seen[:] = False
-        assert wenv.recall((UNSEEN,)).tolist() == [1.0, 1.0, 1.0, 1.0]
-        wenv._seen[: x + 1, :] = True  # everything to the west (and the player's column) seen
-        west, east, north, south = wenv.recall((UNSEEN,))
-        assert (west, east) == (0.0, 1.0)
-        assert north == pytest.approx(r / (2 * r + 1)) and south == pytest.approx(north)
-        wenv._seen[:] = False
-        world.move(wenv.player, free(range(0, 4)))  # by the west edge: off the map is no search
-        x = int(wenv.player.pos[0])
-        assert wenv.recall((UNSEEN,))[0] == pytest.approx(x / r)
-        # an option whose policy was trained before UNSEEN (fewer inputs) is given only those
-        assert wenv.recall(("tree", UNSEEN))[:4].tolist() == wenv.recall(("tree",)).tolist()
     finally:
         env.close()

@@ -12,7 +12,7 @@ import numpy as np
 from crafter import objects
 
 from rlgpt.messages import TaskSpec
-from rlgpt.worlds.base import UNSEEN, StepInfo, gym_info
+from rlgpt.worlds.base import StepInfo, gym_info
 from rlgpt.worlds.crafter.fast import FastCrafter
 from rlgpt.worlds.crafter.recipes import game_data, semantic_names, stations
 from rlgpt.worlds.crafter.tasks import get_task
@@ -110,16 +110,11 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
         """For each material or station of `things`, the nearest cell of it the player has seen
         this episode: [1, dx, dy, distance], offsets over RECALL_CELLS and the (Manhattan)
         distance over twice that, each clipped to 1; zeros where none was seen. A learned
-        action reads it beside its view (WorldEnv, docs/design.md). For UNSEEN, the share of
-        the cells within RECALL_CELLS to the west, east, north and south not seen this
-        episode (cells off the map count as seen: there is nothing there to find)."""
+        action reads it beside its view (WorldEnv, docs/design.md)."""
         world = self._env._world
         x, y = (int(v) for v in self.player.pos)
         out = np.zeros(4 * len(things), np.float32)
         for k, name in enumerate(things):
-            if name == UNSEEN:
-                out[4 * k : 4 * k + 4] = self._unseen(x, y)
-                continue
             xs, ys = np.nonzero((world._mat_map == world._mat_ids[name]) & self._seen)
             if len(xs):
                 dx, dy = xs - x, ys - y
@@ -128,15 +123,6 @@ class CrafterEnv(gym.Env[np.ndarray, int]):
                 out[4 * k : 4 * k + 4] = (1.0, dx[i] / RECALL_CELLS, dy[i] / RECALL_CELLS,
                                           d[i] / (2 * RECALL_CELLS))  # fmt: skip
         return np.clip(out, -1.0, 1.0)
-
-    def _unseen(self, x: int, y: int) -> np.ndarray:
-        r, (w, h) = RECALL_CELLS, self._seen.shape
-        seen = np.ones((2 * r + 1, 2 * r + 1), bool)
-        x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
-        seen[x0 - (x - r) : x1 - (x - r), y0 - (y - r) : y1 - (y - r)] = self._seen[x0:x1, y0:y1]
-        unseen = ~seen
-        return np.array([unseen[:r].mean(), unseen[r + 1 :].mean(),
-                         unseen[:, :r].mean(), unseen[:, r + 1 :].mean()], np.float32)  # fmt: skip
 
     def memory(self) -> bytes:
         """Material ids (x-major) of every world cell the player's view has covered this

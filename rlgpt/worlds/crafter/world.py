@@ -14,7 +14,6 @@ from rlgpt.messages import Scenario, TaskSpec
 from rlgpt.sandbox.package import SkillPackage
 from rlgpt.worlds import doc
 from rlgpt.worlds.base import (
-    UNSEEN,
     LintFacts,
     MaskRule,
     Oracle,
@@ -142,7 +141,7 @@ class CrafterWorld:
         if req is None:
             return ()
         target = () if req.target is None or req.creature else (req.target,)
-        return (*target, *req.stations, UNSEEN)
+        return (*target, *req.stations)
 
     def scenarios(
         self, name: str, *, count: int, seed_base: int, budget: int, radius: int,
