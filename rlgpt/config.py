@@ -190,7 +190,7 @@ class LearnParams(_Section):
         default=48, ge=1, description="Staged start states it trains from (the world's staging)."
     )
     rollouts: int = Field(
-        default=36, ge=0, description="Episodes of the task's own, its skills in plan order, "
+        default=12, ge=0, description="Episodes of the task's own, its skills in plan order, "
         "played for start states where the sub-action is next (more in later iterations: the "
         "states where the top-level policy called it).",
     )  # fmt: skip
