@@ -2,10 +2,10 @@
 run with a harmless coded action in its place (the baseline, measured here), and what
 training did about it (the fault it recorded, "disabled: ..." when it turned the action off).
 
-Classes: CPU per step only after some calls (it passes validation), a hang after some calls,
-a memory hog, and, with the gate off (the OS layer alone, as a gate bypass would be), a forked
-child burning CPU between calls, a worker that answers ahead and stops reading, and a fork
-bomb. Target: each keeps samples/s within 20% of the baseline, or is disabled with its
+Classes: CPU per step only away from where a world starts the player (it passes validation), a
+hang there, a memory hog, and, with the gate off (the OS layer alone, as a gate bypass would
+be), a forked child burning CPU between calls, a worker that answers ahead and stops reading,
+and a fork bomb. Target: each keeps samples/s within 20% of the baseline, or is disabled with its
 reason. Ends with one line of JSON.
 """
 
@@ -27,23 +27,22 @@ from rlgpt.worlds.crafter.author import write_action
 from rlgpt.worlds.crafter.tasks import get_task
 
 HARMLESS = "def extra(view):\n    for _ in range(3):\n        yield 'noop'\n"
-CRAWL = """CALLS = [0]
-
-def extra(view):
-    CALLS[0] += 1
-    if CALLS[0] > 10:  # validation never calls it this often: it behaves there
+# Every call starts from the code as written (rlgpt/sandbox/worker.py), so these two cannot
+# count their calls: they wait for the player to leave the middle of the world, where
+# Crafter starts it and where a state validation stages at the start of an episode stands.
+CRAWL = """def extra(view):
+    x, y = view.position
+    if abs(x - 32) + abs(y - 32) > 2:
         n = 0
         for i in range(4_000_000):
             n += i % 7
     for _ in range(3):
         yield "noop"
 """
-HANG = """CALLS = [0]
-
-def extra(view):
-    CALLS[0] += 1
+HANG = """def extra(view):
     yield "noop"
-    if CALLS[0] > 10:
+    x, y = view.position
+    if abs(x - 32) + abs(y - 32) > 2:
         while True:
             pass
 """

@@ -33,6 +33,11 @@ imports, so one action cannot change what another sees. What it holds is sealed
 in a namespace of their own, its view a read-only proxy, its modules copies of the members
 the gate's EXPOSED lists; no function it can name carries a real module's globals. With
 "gate": false (tests of the OS layer alone) the code runs unchecked with the real builtins.
+
+Every call starts from the code as written: a start runs the action's module again in a fresh
+copy of its namespace, so nothing a call leaves at module level (a counter of its calls, a
+cell remembered from another episode's world) reaches the next. What validation proved of one
+call then holds for every later call of a training, in every episode.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ import os
 import sys
 import traceback
 from collections.abc import Generator
-from types import GeneratorType, MappingProxyType
+from types import CodeType, GeneratorType, MappingProxyType
 from typing import Any
 
 from rlgpt.sandbox import plans
@@ -135,6 +140,7 @@ class _Worker:
         self._gate_error, self._check = GateError, check_source
         self._exposed = EXPOSED
         self._fns: dict[str, Any] = {}
+        self._modules: dict[str, tuple[CodeType, dict[str, Any]]] = {}  # code, namespace before it
         self._views: dict[str, Any] = {}
         self._calls: dict[str, SkillCalls] = {}  # per action: the skill generators it made
         self._now: SkillCalls | None = None
@@ -184,11 +190,21 @@ class _Worker:
                 gated, self._views[name], self._calls[name]
             )
             try:
-                exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102
+                code = compile(source, f"<{name}>", "exec")
+                self._modules[name] = code, dict(namespace)
+                exec(code, namespace)  # noqa: S102
                 self._fns[name] = namespace[name]
             except BaseException as exc:  # noqa: BLE001 - report anything to the host
                 errors[name] = "while loading: " + _describe(exc)
         return {"ok": not errors, "errors": errors}
+
+    def _fresh(self, name: str) -> Any:
+        """Action `name` as its code defines it when run again from the start, in a fresh copy
+        of the namespace it was loaded in (the module docstring says why)."""
+        code, before = self._modules[name]
+        namespace = dict(before)
+        exec(code, namespace)  # noqa: S102
+        return namespace[name]
 
     def _update(self, state: dict[str, Any], switched: bool) -> None:
         """The host sends only what changed: the view that saw the last state takes the
@@ -235,7 +251,7 @@ class _Worker:
             self._now.start()
             self._update(msg["state"], switched)
             try:
-                self._gen = fn(self._given[msg["name"]])
+                self._gen = self._fresh(msg["name"])(self._given[msg["name"]])
             except BaseException as exc:  # noqa: BLE001 - e.g. called with the wrong arguments
                 return {"error": "exception", "message": _describe(exc)}
         else:

@@ -1,4 +1,4 @@
-"""Sleepers: coded actions that pass validation and hang later (after some calls, or in a
+"""Sleepers: coded actions that pass validation and hang later (in states it did not show, or in a
 `finally` when they are cut off) are killed and restarted during training, counted, disabled
 after a few hangs, and training goes on to its budget."""
 
@@ -16,15 +16,15 @@ from rlgpt.trial import Trial
 from rlgpt.validation.validate import validate_action
 from rlgpt.worlds.crafter.tasks import get_task
 
+# Every call starts from the code as written (rlgpt/sandbox/worker.py), so a sleeper cannot
+# count its calls; it waits for a state validation does not show: the player far from where a
+# world starts it (Crafter's spawn, the middle of the 64 x 64 world).
 BOMB = """
-CALLS = [0]
-
-
 def bomb(view):
-    CALLS[0] += 1
     for _ in range(3):
         yield "noop"
-    if CALLS[0] > 20:
+    x, y = view.position
+    if abs(x - 32) + abs(y - 32) > 4:
         while True:
             pass
 """

@@ -38,6 +38,22 @@ def test_runs_a_coded_action_and_returns_its_actions(make_worker, coded_action, 
     assert worker.start("act", state) == "move_left"
 
 
+def test_every_call_starts_from_the_code_as_written(make_worker, coded_action, state):
+    """What a call leaves at module level does not reach the next: a cap on calls kept in a
+    module-level list (which validation's few calls never reach) never closes the action in
+    a training's thousands, and a position kept from another world is never walked to."""
+    capped = coded_action("capped", "    yield 'noop'\n").model_copy(update={"source": (
+        "CALLS = [0]\nSEEN = {}\n\n\ndef capped(view):\n    CALLS[0] += 1\n"
+        "    if CALLS[0] > 2 or SEEN:\n        return\n    SEEN['table'] = (3, 4)\n"
+        "    yield 'do'\n"
+    )})  # fmt: skip
+    worker = make_worker([capped])
+    assert worker.load_errors == {}
+    for _ in range(5):
+        assert worker.start("capped", state) == "do"
+        assert worker.next(state) is None
+
+
 def test_coded_action_sees_the_state_it_is_given(make_worker, coded_action, local_state):
     body = (
         "    while True:\n"
