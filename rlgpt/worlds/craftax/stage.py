@@ -24,7 +24,11 @@ from rlgpt.worlds.craftax import facts as F
 from rlgpt.worlds.craftax import game as G
 from rlgpt.worlds.craftax import vocab
 from rlgpt.worlds.craftax.env import CraftaxEnv
-from rlgpt.worlds.grid.episode import clock_for, daylight_at  # the grid worlds' clock
+from rlgpt.worlds.grid.episode import (  # the grid worlds' clock
+    cleared_radius,
+    clock_for,
+    daylight_at,
+)
 from rlgpt.worlds.grid.layout import l_path, way_in  # the layout's geometry is the same
 
 MOBS = ("passive_mobs", "melee_mobs", "ranged_mobs")  # by class (facts.MOB_CLASSES)
@@ -235,7 +239,7 @@ def stage(env: CraftaxEnv, spec: Scenario) -> StepInfo:
     board.remove_mobs(lambda _, xy: abs(xy[0] - px) + abs(xy[1] - py) > HOSTILE_RADIUS)
     # nothing the action needs is within reach (it must walk), or in view when it is
     # remembered or never seen (it must walk back, or search)
-    _clear_wanted(board, spec, at, base, 1 if spec.memory == "view" else env.view_radius)
+    _clear_wanted(board, spec, at, base, cleared_radius(spec.memory, env.view_radius))
     way = way_in(spec)
     for cell in way.walk:
         if board.block(at(cell)) not in F.GROUND:

@@ -24,7 +24,7 @@ from rlgpt.worlds.base import StepInfo
 from rlgpt.worlds.craftax_classic import game as G
 from rlgpt.worlds.craftax_classic.env import CraftaxClassicEnv
 from rlgpt.worlds.crafter.layout import WALKABLE  # the layout is the game's
-from rlgpt.worlds.grid.episode import clock_for, daylight_at
+from rlgpt.worlds.grid.episode import cleared_radius, clock_for, daylight_at
 from rlgpt.worlds.grid.layout import way_in
 
 HOSTILE = ("zombies", "skeletons", "arrows")
@@ -162,7 +162,7 @@ def stage(env: CraftaxClassicEnv, spec: Scenario) -> StepInfo:
     if spec.daylight is not None:
         board.timestep = clock_for(spec.daylight)
     board.remove_mobs(lambda kind, xy: kind not in HOSTILE or far(kind, xy))
-    _clear_wanted(board, spec, at, 1 if spec.memory == "view" else env.radius)
+    _clear_wanted(board, spec, at, cleared_radius(spec.memory, env.radius))
     way = _lay_way(board, spec, at)
     for station, d in spec.stations.items():
         board.clear(at(d), station)

@@ -15,7 +15,8 @@ states, and chosen from the sub-action's requirement as they are:
   lava, and a way round; required.
 - remembered (a target that stays put, a material or plant; stations): it lies out of view,
   seen earlier this episode; required (optional for a plant, which may be left to grow).
-- unseen (a target): none of it in view or in memory, so the action must search; optional,
+- unseen (a target): none of it in view or in memory, nor within three views' radius (the
+  stage clears it: `grid/episode.py`'s `cleared_radius`), so the action must search; optional,
   but a call that runs out its budget without the effect must have searched (judge.py:
   SEARCH_CELLS cells visited, or the target found), not spun in place.
 - monster_near (sleep): a zombie three cells away from a tired player whose health (7) one

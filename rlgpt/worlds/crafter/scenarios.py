@@ -25,7 +25,7 @@ from rlgpt.worlds.crafter.episode import episode_states
 from rlgpt.worlds.crafter.layout import WALKABLE, layout
 from rlgpt.worlds.crafter.preconditions import Requirement, requirement
 from rlgpt.worlds.crafter.recipes import CRAFTER, Recipes
-from rlgpt.worlds.grid.episode import clock_for
+from rlgpt.worlds.grid.episode import cleared_radius, clock_for
 from rlgpt.worlds.grid.layout import way_in, withhold
 
 HOSTILE = (objects.Zombie, objects.Skeleton, objects.Arrow)
@@ -134,7 +134,7 @@ def stage(env: CrafterEnv, spec: Scenario) -> StepInfo:
     wanted = {n for n in (spec.target, *spec.stations) if n is not None}
     # nothing the action needs is within reach (it must walk), or in view when it is remembered
     # or never seen (it must walk back, or search)
-    r = 1 if spec.memory == "view" else env.radius
+    r = cleared_radius(spec.memory, env.radius)
     for dx in range(-r, r + 1):
         for dy in range(-r, r + 1):
             material, obj = world[at((dx, dy))]

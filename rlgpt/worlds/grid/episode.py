@@ -19,6 +19,18 @@ LOW_VITAL = 2  # food and drink in the low_vitals state (the skills eat and drin
 SLEEPER_HEALTH = 7  # monster_near: what one zombie's blow takes from a sleeper
 MONSTER_AT = (3, 1)  # monster_near: where the zombie stands, from the player
 SEED_OFFSET = 20  # seeds of these states: seed_base + 20, + 21, ...
+# unseen: none of the target within this many view radii, so that the first sight of it comes
+# after a search of several rounds (within one radius, the nearest lay a step past the view's
+# edge: an action that gave up after two or three rounds of `explore` passed, and gave up in
+# training, where a target is often farther)
+UNSEEN_RADII = 3
+
+
+def cleared_radius(memory: str, radius: int) -> int:
+    """How far round the player a state clears what the action needs, for its `memory`: the
+    adjacent cells where the target is in view (it must walk), the view where it is
+    remembered, UNSEEN_RADII views where it was never seen."""
+    return {"view": 1, "unseen": UNSEEN_RADII * radius}.get(memory, radius)
 
 
 def daylight_at(step: int) -> float:
