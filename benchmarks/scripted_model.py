@@ -228,7 +228,7 @@ class _Turn:
                                            self.kind, attempt))  # fmt: skip
 
     def budget(self) -> int:
-        return int(_find(r"At most (\d+)\s+primitive steps", self.user, "the step budget"))
+        return int(_find(r"At most (\d+)\s+primitive\s+steps", self.user, "the step budget"))
 
     # -- plans ------------------------------------------------------------------------------
     def plan(self, previous: dict[str, Any] | None) -> Decomposition:
