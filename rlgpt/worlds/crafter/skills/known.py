@@ -149,7 +149,7 @@ def edge_known(
     if known is None or not (0 <= px < w and 0 <= py < h) or "none" in opened + prefer:
         return UNSUITED
     grid = _Grid(w, h)
-    ring = grid.square(px, py, 4 * r) & ~grid.square(px, py, r)
+    ring = grid.square(px, py, 4 * r) & ~grid.square(px, py, 1)
     edge = grid.bits(known, table(view, opened)) & ring
     edge &= grid.beside(grid.bits(known, table(view, ("unknown",))))
     if prefer and edge:

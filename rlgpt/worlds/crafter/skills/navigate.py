@@ -17,6 +17,7 @@ from .view import MOVES, WALKABLE, ObsView
 # what a skill yields (an action name, or a plan of several: plan.py); a plan's `yield`
 # returns how many of its steps were taken
 Action = Generator[str | Plan, int | None, Any]
+MINING_HITS = 3  # hits on a cell in the way that does not break before the walk gives up
 
 
 def _walk(view: ObsView, goals: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
@@ -118,13 +119,14 @@ def _follow(
     """Walk `path`, mining `dig` cells in the way; returns True when at its end, False when
     something unexpected blocks it (a creature, a changed cell). One step at a time, it
     fights what is next to the player (guard) before each cell, faces a cell to mine and hits
-    it until it is free, and steps onto a free cell. What the map foretells of that goes as
+    it until it is free (after MINING_HITS hits that left it standing, no tool breaks it: the
+    way is blocked), and steps onto a free cell. What the map foretells of that goes as
     one plan (follow_steps): the host stops it where a step at a time would look again (a
     foe next to the player, a cell not free when the next move comes, a step that did not
     move), and the walk goes on from there as it would have, so it takes the same steps
     either way. With `then`, a plan that reaches the path's end and mines nothing goes on
     with its act (`then.taken` says how far)."""
-    i, fight = 0, True
+    i, fight, hits = 0, True, 0
     while i < len(path):
         if fight and (yield from guard(view)):
             return False  # it fought: the way may have changed
@@ -156,8 +158,12 @@ def _follow(
             taken = plan_taken(view, start, path[i:], marks)
         j, kind = marks[min(taken, len(steps)) - 1]
         if kind != "move":  # in the middle of mining cell j: no fight before it goes on
+            hits = hits + 1 if (kind == "do" and j == 0) else int(kind == "do")
+            if hits > MINING_HITS:  # it does not break (no tool for it): the way is blocked
+                return False
             i, fight = i + j, False
             continue
+        hits = 0
         i += j + 1
         if view.position != cell_at(start, path[i - j - 1 : i]):
             return False  # a creature stepped in, or the view has no position
@@ -310,7 +316,7 @@ def _frontier(
         (x, y)
         for x in range(-4 * r, 4 * r + 1)
         for y in range(-4 * r, 4 * r + 1)
-        if max(abs(x), abs(y)) > r
+        if max(abs(x), abs(y)) > 1
         and view.remembered_at(x, y) in WALKABLE + tuple(dig)
         and any(view.remembered_at(x + ox, y + oy) == "unknown" for ox, oy in MOVES)
     }
