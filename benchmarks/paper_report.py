@@ -326,6 +326,11 @@ def _markdown(
 ) -> str:  # fmt: skip
     quick = cfg.label != "full"
     scripted = cfg.llm.get("backend") == "scripted"
+    # under the offline author the agents ablation has a scripted model play both sides
+    # (paper.py: two_agents), since the offline author gives one agent the same answers as two
+    two = "two_agents" if any("two_agents" in ms for ms in summary.values()) else "rlgpt"
+    players = ("the scripted model (paper.py's AGENTS_MODEL)" if two == "two_agents"
+               else "a " + author(cfg.llm) if scripted else author(cfg.llm))  # fmt: skip
     lines = [f"# RL-GPT on Crafter: the paper's claims, measured ({cfg.label})", ""]
     if quick:
         lines += [f"**{cfg.label.upper()} RUN: fewer seeds and smaller budgets than the full "
@@ -356,9 +361,9 @@ def _markdown(
         "held apart from the evaluation's."
         + (f" The loop's agents were played by a {author(cfg.llm)}." if scripted else ""), "",
         *_grid(cfg, summary),
-        *_versus(summary, "rlgpt", "one_agent", "Two agents vs one",
+        *_versus(summary, two, "one_agent", "Two agents vs one",
                  f"the slow/fast split against one prompt that plans and codes, both played "
-                 f"by {'a ' + author(cfg.llm) if scripted else author(cfg.llm)}"),
+                 f"by {players}"),
         *_versus(summary, "rlgpt", "pure_code", "What RL adds over the skills alone",
                  "the loop's policy against the same coded actions called in plan order"),
         *_versus(summary, "rlgpt", "masks_recipes", "What the plan masks contribute",
