@@ -139,8 +139,8 @@ class _Worker:
         self._api_error: type[BaseException] = _NoAPIError
         self._gate_error, self._check = GateError, check_source
         self._exposed = EXPOSED
-        self._fns: dict[str, Any] = {}
-        self._modules: dict[str, tuple[CodeType, dict[str, Any]]] = {}  # code, namespace before it
+        # each loaded action's code and its namespace before the code ran (_fresh)
+        self._modules: dict[str, tuple[CodeType, dict[str, Any]]] = {}
         self._views: dict[str, Any] = {}
         self._calls: dict[str, SkillCalls] = {}  # per action: the skill generators it made
         self._now: SkillCalls | None = None
@@ -190,10 +190,10 @@ class _Worker:
                 gated, self._views[name], self._calls[name]
             )
             try:
-                code = compile(source, f"<{name}>", "exec")
-                self._modules[name] = code, dict(namespace)
+                code, before = compile(source, f"<{name}>", "exec"), dict(namespace)
                 exec(code, namespace)  # noqa: S102
-                self._fns[name] = namespace[name]
+                namespace[name]  # noqa: B018 - the action's own function, or a KeyError
+                self._modules[name] = code, before
             except BaseException as exc:  # noqa: BLE001 - report anything to the host
                 errors[name] = "while loading: " + _describe(exc)
         return {"ok": not errors, "errors": errors}
@@ -241,8 +241,7 @@ class _Worker:
             if "error" in closed:
                 return self._unseen(msg["state"], closed)
         if msg["op"] == "start":
-            fn = self._fns.get(msg["name"])
-            if fn is None:
+            if msg["name"] not in self._modules:
                 reply = {"error": "crash", "message": f"unknown coded action {msg['name']!r}"}
                 return self._unseen(msg["state"], reply)
             view = self._views[msg["name"]]
