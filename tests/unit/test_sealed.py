@@ -32,7 +32,7 @@ def _loaded(source: str = ACT, check: bool = True) -> _Worker:
 
 def _handed_out(worker: _Worker) -> dict[str, Any]:
     """Every root gated code starts from: its namespace, builtins, view, module copies."""
-    namespace = worker._fns["act"].__globals__
+    namespace = worker._fresh("act").__globals__
     importer = namespace["__builtins__"]["__import__"]
     roots = {f"ns.{k}": v for k, v in namespace.items() if k != "__builtins__"}
     roots |= {f"builtins.{k}": v for k, v in namespace["__builtins__"].items()}
@@ -125,16 +125,16 @@ def test_every_callable_handed_out_has_clean_globals_and_no_module():
 )  # fmt: skip
 def test_with_the_gate_bypassed_the_routes_to_real_internals_are_closed(name, source):
     worker = _loaded(source + "\ndef act(view):\n    yield 'noop'\n", check=False)
-    assert worker._fns == {}, f"{name}: it loaded"
+    assert worker._modules == {}, f"{name}: it loaded"
 
 
 def test_module_copies_are_per_action_read_only_and_hold_only_what_is_exposed():
     worker = _loaded()
-    namespace = worker._fns["act"].__globals__
+    namespace = worker._fresh("act").__globals__
     importer = namespace["__builtins__"]["__import__"]
     a, b = importer("random", None, None, ("x",), 0), importer("random", None, None, ("x",), 0)
     assert a is b, "one copy per action"
-    other = _loaded()._fns["act"].__globals__["__builtins__"]["__import__"]
+    other = _loaded()._fresh("act").__globals__["__builtins__"]["__import__"]
     assert other("random", None, None, ("x",), 0).randint is not a.randint, "not shared"
     assert 1 <= a.randint(1, 3) <= 3
     with pytest.raises(AttributeError):
