@@ -546,3 +546,46 @@ def test_a_learned_actions_observation_recalls_its_target_out_of_view(wood_start
         assert not wenv.recall(("tree", "table")).any()
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("prims", [None, []])
+def test_a_fresh_task_policy_under_plan_masks_starts_out_calling_the_plan_step(prims):
+    """train.plan_prior: learning starts from the skills in plan order, with or without the
+    primitives in the space; what the mask leaves open beside it keeps a share, and a space
+    without plan masks gets no prior."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from rlgpt.rl.learned import start_on_the_plan
+    from rlgpt.rl.train import new_model
+
+    task = CRAFTER.task("make_stone_pickaxe")
+    steps = [a for a, _ in CRAFTER.plan(task)]
+    author = CRAFTER.author()
+    coded = [author.write_action(a, 80) for a in [*steps, "collect_drink"]]
+    cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1,
+                   primitive_actions=prims)  # fmt: skip
+    env = make_env(task, cfg, coded, 0, 4, 80, masking="plan")
+    try:
+        venv = DummyVecEnv([lambda: env])
+        model = new_model(SMALL, False, venv, 0, "cpu", True, fused_adam=False)
+        obs, _ = env.reset(seed=0)
+        open_ = env.action_masks()
+        tensor = model.policy.obs_to_tensor(obs)[0]
+        first, drink = env.index_of(steps[0]), env.index_of("collect_drink")
+        assert open_[first] and not open_[env.index_of(steps[1])] and not open_[drink]
+        open_[drink] = True  # as at drink 6 or less: the policy has a choice beside the plan
+
+        def probs():
+            dist = model.policy.get_distribution(tensor, action_masks=open_)
+            return dist.distribution.probs[0]
+
+        before = probs()[first].item()
+        assert start_on_the_plan(model, env, 3.0) == len(steps)
+        after = probs()[first].item()
+        # 1 in 19 (or 1 in 2 without the primitives) -> more than half of its choices
+        assert after > 0.5 and after - before > 0.4, (before, after)
+        assert 0.02 < probs()[drink].item() < 1 - after + 1e-6  # drinking keeps a share
+        env.mask = None
+        assert start_on_the_plan(model, env, 3.0) == 0  # no plan masks: nothing to prefer
+    finally:
+        env.close()
