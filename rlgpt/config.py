@@ -141,15 +141,6 @@ class TrainParams(_Section):
         "rlgpt/rl/lean.py): faster, other float rounding than false; a run recorded without "
         "this key goes on with false, as train.fused_adam.",
     )
-    plan_prior: float = Field(
-        default=3.0,
-        ge=0.0,
-        le=20.0,
-        description="Under plan masks, a fresh policy's logit of the plan's next step is raised "
-        "by this much (e^3: about 20 times any other open action), so training starts from the "
-        "skills in plan order and learns where to do otherwise (docs/design.md, action masks); "
-        "0: a uniform start. A run recorded without this key trains with 0, as it was made.",
-    )
     device: Literal["cpu", "cuda", "auto"] = Field(
         default="cpu", description="torch device of the policy; a GPU helps image policies only."
     )
@@ -489,9 +480,8 @@ def load_params(
     return validate_params(data, str(p), overrides, names)
 
 
-# train's options added after runs were recorded (each changes what a training makes: its
-# float rounding, or where a fresh policy starts), with the value those runs were made with
-LATER_OPTIONS: dict[str, object] = {"fused_adam": False, "sparse_input": False, "plan_prior": 0.0}
+# train's options that change a policy's float rounding, each added after runs were recorded
+ROUNDING_OPTIONS = ("fused_adam", "sparse_input")
 
 
 def read_run_params(path: Path) -> Params:
@@ -505,6 +495,6 @@ def read_run_params(path: Path) -> Params:
         raise UserError(f"{path} is not a parameter mapping; the run is damaged")
     train = data.get("train")
     if isinstance(train, dict):  # recorded before an option of its float rounding existed:
-        made = {k: v for k, v in LATER_OPTIONS.items() if k not in train}  # made without it
+        made = {k: False for k in ROUNDING_OPTIONS if k not in train}  # trained without it
         data = {**data, "train": {**train, **made}}
     return validate_params(data, str(path))

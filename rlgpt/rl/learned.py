@@ -302,21 +302,6 @@ def start_as_its_code(model: BaseAlgorithm, cfg: LearnedConfig, world: World) ->
     return True
 
 
-def start_on_the_plan(model: BaseAlgorithm, env: MacroActionWrapper, prior: float) -> int:
-    """A fresh task policy under plan masks starts out calling the plan's next step: the bias
-    of every step of the mask's chain (the plan's achievements, one of which the mask leaves
-    open at a time) is raised by `prior` (train.plan_prior), so learning starts from the
-    skills in plan order and learns where to do otherwise (drink, eat, sleep) rather than from
-    chance, as a learned action starts from its own code. Returns how many logits it raised."""
-    chain = getattr(env.mask, "chain", None)
-    if not prior or not chain:
-        return 0
-    index = [env.index_of(n) for n in chain if n in env.names]
-    with torch.no_grad():
-        model.policy.action_net.bias[index] += prior  # type: ignore[union-attr,index,operator]
-    return len(index)
-
-
 def space_key(cfg: LearnedConfig, world: World, train: TrainParams) -> str:
     """What a learned action's weights mean: its space, observation (what its world recalls
     into it: World.recalls) and network."""

@@ -27,10 +27,8 @@ from rlgpt.messages import CodedAction, PPOConfig, RLConfig, TaskSpec
 from rlgpt.rl.envs import env_factories, macro_faults
 from rlgpt.rl.interleave import InterleavedVecEnv
 from rlgpt.rl.lean import lean_policy
-from rlgpt.rl.learned import start_on_the_plan
 from rlgpt.rl.policy import Policy, load_policy
 from rlgpt.rl.progress import Progress
-from rlgpt.rl.runtime import MacroActionWrapper
 from rlgpt.rl.slots import training_slot
 from rlgpt.rl.starts import SnapshotLog
 from rlgpt.trial import LearnedAction, Trial
@@ -102,15 +100,6 @@ def warm_start(previous: TrainResult | None, space: str) -> Path | None:
         return None
     path = Path(previous.checkpoint)
     return path if path.is_file() else None
-
-
-def _wrapper(venv: DummyVecEnv) -> MacroActionWrapper:
-    """The action space's wrapper of a training's first env (all share the space)."""
-    env = venv.envs[0]
-    inner = env if isinstance(env, MacroActionWrapper) else getattr(env, "env", None)
-    if not isinstance(inner, MacroActionWrapper):
-        raise TypeError(f"a training's env is {type(env).__name__}, not a MacroActionWrapper")
-    return inner
 
 
 def _sha256(path: Path) -> str:
@@ -339,8 +328,6 @@ def _train(
             model = new_model(cfg.ppo, cfg.observation == "image", venv, seed, params.device,
                               masked, fused_adam=params.fused_adam,
                               sparse_input=params.sparse_input)  # fmt: skip
-            if params.action_masking == "plan":
-                start_on_the_plan(model, _wrapper(venv), params.plan_prior)
         # SB3's own scalars (losses, entropy, explained variance, ...): train/sb3/progress.csv,
         # which tasks/tracking.py forwards to MLflow
         model.set_logger(configure_logger(str(out_dir / "sb3"), ["csv"]))
