@@ -38,8 +38,8 @@ from rlgpt.worlds.crafter.recipes import CRAFTER, VITALS, Recipes, achievements,
 # the skills' own keep_alive (inside every coded step) would act anyway. A call is a trip for
 # one sip or one cow (water gives 1 drink of 9 a hit), and a sleeper takes 7 damage from a
 # zombie, not 2: the skills in plan order calling every survival action the moment it opened
-# at 6, 6 and 3 fell from 0.84 to 0.57 (make_iron_pickaxe) and from 0.60 to 0.35
-# (collect_diamond), at 2 they held 0.84 and 0.61 (6 seeds, docs/learned.md)
+# at 6, 6 and 3 fell from 0.83 to 0.62 (make_iron_pickaxe) and from 0.60 to 0.38
+# (collect_diamond), at 2 they held 0.84 and 0.62 (benchmarks/survival_calls.py, 6 seeds)
 NEED: dict[str, tuple[str, int]] = {
     "collect_drink": ("drink", 2),
     "eat_cow": ("food", 2),
