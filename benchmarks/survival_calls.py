@@ -1,4 +1,4 @@
-"""What survival calls between a plan's steps cost the skills alone (Crafter).
+"""What survival calls between a plan's steps cost the skills alone (Crafter, Craftax-Classic).
 
 The reference coded actions are called in plan order, as `paper_methods.pure_code` calls them;
 beside them the survival actions (`collect_drink`, `eat_cow`, `wake_up`) join the space and a
@@ -42,12 +42,12 @@ def _rule(text: str) -> dict[str, int]:
     return {a: int(p) for a, p in zip(SURVIVAL, parts, strict=True) if p != "-"}
 
 
-def play(task: str, seed: int, episodes: int, rule: dict[str, int]) -> float:
+def play(task: str, seed: int, episodes: int, rule: dict[str, int], world: str) -> float:
     """The success rate of the skills in plan order with survival calls by `rule`."""
     params = load_params(ROOT / "params.yaml")
-    spec, steps, dec = _plan(task, "crafter")
+    spec, steps, dec = _plan(task, world)
     names = [a for a, _ in steps] + list(rule)
-    author = get_world("crafter").author()
+    author = get_world(world).author()
     coded = [author.write_action(a, 200 if a.startswith("collect") else 80) for a in names]
     cfg = RLConfig(macro_actions=names, reward_terms=[], sample_budget=1)
 
@@ -71,6 +71,7 @@ def play(task: str, seed: int, episodes: int, rule: dict[str, int]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--world", default="crafter", choices=["crafter", "craftax-classic"])
     ap.add_argument("--tasks", default="make_iron_pickaxe,collect_diamond")
     ap.add_argument("--rules", default="none;6,6,3;2,2,2", help="';'-separated rules")
     ap.add_argument("--seeds", type=int, default=6)
@@ -81,7 +82,8 @@ def main() -> None:
     for task in args.tasks.split(","):
         for text in rules:
             t0 = time.perf_counter()
-            rates = [play(task, s, args.episodes, _rule(text)) for s in range(args.seeds)]
+            rule = _rule(text)
+            rates = [play(task, s, args.episodes, rule, args.world) for s in range(args.seeds)]
             mean = sum(rates) / len(rates)
             out.setdefault(task, {})[text] = {"mean": round(mean, 3),
                                               "seeds": [round(r, 2) for r in rates]}  # fmt: skip
