@@ -253,3 +253,12 @@ def test_learned_space_trains_one_learned_action_and_reports_its_reach(tmp_path)
                           cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode != 0 and "fly is no step of make_stone_pickaxe's plan" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_survival_calls_plays_each_rule_on_the_same_episodes_beside_the_skills_alone():
+    out = _last_json(["benchmarks/survival_calls.py", "--tasks", "make_wood_pickaxe",
+                      "--seeds", "1", "--episodes", "2", "--rules", "none;9,-,-"])  # fmt: skip
+    rules = out["make_wood_pickaxe"]
+    assert rules["none"]["mean"] == 1.0  # the skills alone make it
+    assert rules["9,-,-"]["mean"] == 0.0  # a call for water before every step: never
+    assert len(rules["none"]["seeds"]) == 1
