@@ -126,11 +126,16 @@ def ppo(
     return _record(points, samples, first, t0) | {"unlocked": unlocked(table)}
 
 
-def pure_code(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -> dict[str, Any]:
+def pure_code(
+    task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD,
+    survival: dict[str, tuple[str, int]] | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """The reference coded actions called in plan order (the first step that params.yaml's
     action mask allows: with plan masks, the step the plan needs next from what is held and
-    what still stands), no learning. Samples to first success: env steps played until an
-    episode first succeeded (nothing is trained)."""
+    what still stands), no learning. `survival` (action -> its vital, the highest value at
+    which it is called) adds those actions to the space, each called first whenever its vital
+    is that low (benchmarks/survival_calls.py). Samples to first success: env steps played
+    until an episode first succeeded (nothing is trained)."""
     from rlgpt.config import EvalParams, load_params
     from rlgpt.messages import RLConfig
     from rlgpt.rl.evaluate import EvalSettings, evaluate
@@ -141,10 +146,15 @@ def pure_code(task: str, seed: int, episodes: int, world: str = DEFAULT_WORLD) -
     params = load_params(ROOT / "params.yaml")
     spec, steps, dec = _plan(task, world)
     author = get_world(world).author()
-    coded = [author.write_action(a, 200 if a.startswith("collect") else 80) for a, _ in steps]
-    cfg = RLConfig(macro_actions=[c.name for c in coded], reward_terms=[], sample_budget=1)
+    calls = survival or {}
+    names = [a for a, _ in steps] + list(calls)
+    coded = [author.write_action(a, 200 if a.startswith("collect") else 80) for a in names]
+    cfg = RLConfig(macro_actions=names, reward_terms=[], sample_budget=1)
 
     def act(obs: Any, info: dict[str, Any], env: MacroActionWrapper) -> int:
+        low = [a for a, (vital, most) in calls.items() if info["inventory"][vital] <= most]
+        if low:
+            return env.index_of(low[0])
         if params.train.action_masking == "off":
             todo = [a for a, n in steps if info["achievements"].get(a, 0) < n]
         else:

@@ -20,53 +20,22 @@ from pathlib import Path
 from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
-from paper_methods import ROOT, _plan  # noqa: E402
+from paper_methods import pure_code  # noqa: E402
 
-from rlgpt.config import EvalParams, load_params  # noqa: E402
-from rlgpt.messages import RLConfig  # noqa: E402
-from rlgpt.rl.evaluate import EvalSettings, evaluate  # noqa: E402
-from rlgpt.rl.runtime import MacroActionWrapper  # noqa: E402
-from rlgpt.trial import Trial  # noqa: E402
-from rlgpt.worlds import get_world  # noqa: E402
+from rlgpt.worlds.crafter.masking import NEED  # noqa: E402
 
-SURVIVAL = {"collect_drink": "drink", "eat_cow": "food", "wake_up": "energy"}
+VITALS = {action: vital for action, (vital, _) in NEED.items()}  # drink, food, energy
 
 
-def _rule(text: str) -> dict[str, int]:
-    """'none' -> {}; 'D,F,E' -> the highest vital at which each survival action is called."""
-    if text == "none":
-        return {}
-    parts = text.split(",")
-    if len(parts) != 3:
+def _rule(text: str) -> dict[str, tuple[str, int]]:
+    """'none' -> {}; 'D,F,E' -> each survival action's vital and the highest value at which
+    it is called ('-': never)."""
+    parts = [] if text == "none" else text.split(",")
+    if text != "none" and (
+        len(parts) != len(VITALS) or not all(p == "-" or p.isdigit() for p in parts)
+    ):
         raise SystemExit(f"rule {text!r}: give 'none' or three thresholds D,F,E (e.g. 6,6,3)")
-    return {a: int(p) for a, p in zip(SURVIVAL, parts, strict=True) if p != "-"}
-
-
-def play(task: str, seed: int, episodes: int, rule: dict[str, int], world: str) -> float:
-    """The success rate of the skills in plan order with survival calls by `rule`."""
-    params = load_params(ROOT / "params.yaml")
-    spec, steps, dec = _plan(task, world)
-    names = [a for a, _ in steps] + list(rule)
-    author = get_world(world).author()
-    coded = [author.write_action(a, 200 if a.startswith("collect") else 80) for a in names]
-    cfg = RLConfig(macro_actions=names, reward_terms=[], sample_budget=1)
-
-    def act(obs: Any, info: dict[str, Any], env: MacroActionWrapper) -> int:
-        inv = info["inventory"]
-        call = [a for a, most in rule.items() if inv[SURVIVAL[a]] <= most]
-        if call:
-            return env.index_of(call[0])
-        ok = env.action_masks()
-        todo = [a for a, _ in steps if ok[env.index_of(a)]]
-        return env.index_of((todo or [steps[-1][0]])[0])
-
-    report, _ = evaluate(
-        Trial.of(spec, cfg, coded, dec=dec), None, act=act, settings=EvalSettings(
-            params=EvalParams(episodes=episodes), train=params.train, seed=seed, samples=0,
-            show_progress=False, sandbox=params.sandbox,
-        ),
-    )  # fmt: skip
-    return float(report.success_rate)
+    return {a: (v, int(p)) for (a, v), p in zip(VITALS.items(), parts, strict=False) if p != "-"}
 
 
 def main() -> None:
@@ -83,7 +52,10 @@ def main() -> None:
         for text in rules:
             t0 = time.perf_counter()
             rule = _rule(text)
-            rates = [play(task, s, args.episodes, rule, args.world) for s in range(args.seeds)]
+            rates = [
+                float(pure_code(task, s, args.episodes, args.world, rule)["success"])
+                for s in range(args.seeds)
+            ]
             mean = sum(rates) / len(rates)
             out.setdefault(task, {})[text] = {"mean": round(mean, 3),
                                               "seeds": [round(r, 2) for r in rates]}  # fmt: skip
