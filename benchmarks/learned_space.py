@@ -13,9 +13,10 @@ change to a learned action's space does (PYTHONPATH=CHECKOUT, docs/learned.md).
     python benchmarks/learned_space.py --action make_stone_pickaxe          # ~3-8 min here
     python benchmarks/learned_space.py --action make_stone_pickaxe \\
         --primitives noop,move_left,move_right,move_up,move_down,do,make_stone_pickaxe
+    python benchmarks/learned_space.py --action make_stone_pickaxe --macros defeat_zombie
 
-Ends with one JSON line: {"action", "reach_before", "reach_after", "deaths_after", "samples",
-"stopped", "ok", "reason", "wall_s"}.
+Ends with one JSON line: {"action", "macros", "reach_before", "reach_after", "deaths_after",
+"samples", "stopped", "ok", "reason", "wall_s"}.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--budget", type=int, default=150_000, help="its sample budget")
     ap.add_argument("--primitives", default="", help="comma-separated (default: all)")
+    ap.add_argument(
+        "--macros", default="",
+        help="comma-separated coded actions of the offline author inserted into its space "
+        "(default: none), e.g. defeat_zombie",
+    )  # fmt: skip
     ap.add_argument("--out", default="", help="keep its files here (default: a temp dir)")
     args = ap.parse_args()
 
@@ -58,9 +64,14 @@ def main() -> None:
         sys.exit(f"learned_space: {args.action} is no step of {args.task}'s plan: "
                  f"{[s.name for s in dec.sub_actions]}")  # fmt: skip
     coded = [author.write_action(s.name, 80) for s in dec.sub_actions if s.mode == "code"]
+    macros = [m for m in args.macros.split(",") if m]
+    unknown = [m for m in macros if world.requirement_text(m) is None]
+    if unknown:
+        sys.exit(f"learned_space: --macros {unknown} are no achievements of {args.world}")
+    coded += [author.write_action(m, 80) for m in macros if m not in {c.name for c in coded}]
     prims = [p for p in args.primitives.split(",") if p] or None
     cfg = LearnedConfig(
-        name=args.action, macro_actions=[], primitive_actions=prims, effect_bonus=10.0,
+        name=args.action, macro_actions=macros, primitive_actions=prims, effect_bonus=10.0,
         shaping=[ShapingTerm(signal="health", weight=0.5)], death_penalty=5.0, step_budget=300,
         ppo=params.train.ppo.model_copy(update={"gamma": 0.99}), sample_budget=args.budget,
         reasoning="benchmarks/learned_space.py",
@@ -80,7 +91,8 @@ def main() -> None:
         f"{r.train_samples:,} samples{'; ' + r.stopped if r.stopped else ''}"
     )
     print(json.dumps({
-        "action": args.action, "reach_before": r.reach_before, "reach_after": r.reach_after,
+        "action": args.action, "macros": macros, "reach_before": r.reach_before,
+        "reach_after": r.reach_after,
         "deaths_after": r.deaths_after, "samples": r.train_samples, "stopped": r.stopped,
         "ok": r.ok, "reason": r.reason, "wall_s": round(time.perf_counter() - t0, 1),
     }))  # fmt: skip

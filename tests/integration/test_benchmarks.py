@@ -244,14 +244,20 @@ def test_weak_model_says_what_to_fix_for_an_unknown_task_or_agent():
 def test_learned_space_trains_one_learned_action_and_reports_its_reach(tmp_path):
     """A tiny run: reach before and after from held-out starts, samples, and why it stopped
     where it stopped early; a step that is no step of the plan is a one-line error."""
-    args = ["--task", "make_wood_pickaxe", "--action", "collect_wood", "--budget", "1200"]
+    args = ["--task", "make_wood_pickaxe", "--action", "collect_wood", "--budget", "1200",
+            "--macros", "defeat_zombie"]  # fmt: skip
     out = _last_json(["benchmarks/learned_space.py", *args, "--out", str(tmp_path / "w")])
     assert out["action"] == "collect_wood" and 0 <= out["reach_before"] <= 1
+    assert out["macros"] == ["defeat_zombie"]
     assert 0 <= out["reach_after"] <= 1 and 0 < out["samples"] <= 1200 + 300
     assert (tmp_path / "w" / "curve.csv").is_file()
     proc = subprocess.run([sys.executable, "benchmarks/learned_space.py", "--action", "fly"],
                           cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode != 0 and "fly is no step of make_stone_pickaxe's plan" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "benchmarks/learned_space.py", "--macros", "fly"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode != 0 and "--macros ['fly'] are no achievements" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
