@@ -137,12 +137,7 @@ class FastCrafter(crafter.Env):
         self._world.add(self._player)
         self._unlocked: set[str] = set()
         ahead = getattr(self, "_next", None)  # (a snapshot's env is loaded without one)
-        planned = None
-        if ahead is not None:
-            try:
-                planned = ahead.result()
-            except Exception:  # noqa: BLE001 - built here instead, as without the thread
-                planned = None
+        planned = ahead.result() if ahead is not None else None
         if planned is not None and planned.seed == seed:
             lay_down(self._world, self._player, planned)
         else:
