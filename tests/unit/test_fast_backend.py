@@ -72,40 +72,6 @@ def test_worlds_are_identical_at_reset(monkeypatch, first_draws):
             assert stock._world.random.standard_normal() == fast._world.random.standard_normal()
 
 
-def test_worlds_built_ahead_on_the_background_thread_are_stock_crafters(monkeypatch):
-    """From its second episode in a row an env builds the next world while it plays, and lays
-    it down at its reset: the same world, objects and random stream as stock crafter. A new
-    seed drops a world built for the old one."""
-    from rlgpt.worlds.crafter import fast as fast_mod
-
-    laid = []
-    real = fast_mod.lay_down
-    monkeypatch.setattr(fast_mod, "lay_down", lambda w, p, planned: laid.append(planned.seed)
-                        or real(w, p, planned))  # fmt: skip
-    for seed in SEEDS[:4]:
-        stock, fast = _stock(seed), FastCrafter(seed=seed, length=10_000)
-        for episode in range(1, 5):
-            stock.reset()
-            fast.reset()
-            for a in (1, 3, 5, 2, 4):  # a few steps while the next world is being built
-                stock.step(a)
-                fast.step(a)
-            np.testing.assert_array_equal(stock._sem_view(), fast.semantic())
-            assert _objects(stock) == _objects(fast), (seed, episode)
-            s_rng, f_rng = stock._world.random.get_state(), fast._world.random.get_state()
-            assert s_rng[2:] == f_rng[2:] and np.array_equal(s_rng[1], f_rng[1])
-    assert len(laid) == 4 * 2  # episodes 3 and 4 of each seed came from the thread
-    fast = FastCrafter(seed=99, length=10_000)
-    for _ in range(2):
-        fast.reset()
-    fast.reseed(5)  # as an evaluation starts each episode: the world built for 99 is dropped
-    fast.reset()
-    stock = _stock(5)
-    stock.reset()
-    np.testing.assert_array_equal(stock._sem_view(), fast.semantic())
-    assert len(laid) == 8
-
-
 def test_noise_permutation_is_opensimplex_own():
     """The compiled permutation tables equal opensimplex's for the seeds a world draws (0 to
     2**31 - 2), edges included."""

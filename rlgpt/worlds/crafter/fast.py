@@ -4,9 +4,6 @@ What changes is only how things are computed, never what:
 - world generation is compiled (worldgen.py): each OpenSimplex noise field is evaluated once
   for the whole 64x64 grid, then the cells are walked in crafter's order, drawing from the
   world's random stream exactly where crafter does;
-- an env that resets again without a new seed builds its next episode's world while this one
-  plays (`plan` on a background thread: the compiled parts release the GIL), from the seed
-  that episode will have, and lays it down at its reset (worldgen.py: `lay_down`);
 - the image is not rendered unless asked for; at night crafter's render draws noise from the
   world's random stream, so the same number of numbers is drawn (and thrown away) instead;
 - the per-step reach test reads every object's position from the object map at once and
@@ -28,8 +25,6 @@ player, every object and the random stream).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import threading
 from typing import Any
 
 import crafter
@@ -38,22 +33,11 @@ from crafter import constants, engine, objects
 from numba import njit
 
 from rlgpt.worlds.crafter.creatures import UPDATES, FastWorld
-from rlgpt.worlds.crafter.worldgen import Planned, generate_world, lay_down, plan
+from rlgpt.worlds.crafter.worldgen import generate_world
 
 # what a pickled FastCrafter leaves out and builds again when loaded (FastCrafter._views)
 _REBUILT = frozenset(("_textures", "_local_view", "_item_view", "_sem_view", "_blank"))
 _shared_textures: list[Any] = []  # crafter's sprites, read once per process when first needed
-_LOCAL = frozenset(("_next",))  # a world being built on the background thread: never pickled
-_builder: list[cf.ThreadPoolExecutor] = []  # one thread per process builds the next worlds
-_builder_lock = threading.Lock()
-
-
-def _build(seed: int, world: Any, pos: Any) -> cf.Future[Planned]:
-    """`plan(seed, world, pos)` on this process's world-building thread."""
-    with _builder_lock:
-        if not _builder:
-            _builder.append(cf.ThreadPoolExecutor(1, thread_name_prefix="rlgpt-worldgen"))
-    return _builder[0].submit(plan, seed, world, tuple(int(v) for v in pos))
 
 
 def _textures() -> Any:
@@ -76,13 +60,12 @@ class FastCrafter(crafter.Env):
         self._reach = int(2 * max(self._view))
         unit = self._size // self._view
         self._noise_shape = tuple(int(v) for v in self._local_view._grid * unit)
-        self._next: cf.Future[Planned] | None = None  # the next episode's world, being built
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (a snapshot: `CrafterEnv.snapshot`) without what every env of its shape
         holds alike: crafter's sprites, the views over them and the blank image, about 60% of
         its bytes and most of its loading time. Loading builds them again (`_views`)."""
-        return {k: v for k, v in self.__dict__.items() if k not in _REBUILT | _LOCAL}
+        return {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -120,33 +103,18 @@ class FastCrafter(crafter.Env):
         first episode of `seed` (crafter keeps the seed and the episode count private)."""
         self._seed = seed
         self._episode = 0
-        self._next = None  # a world built for the old seed's next episode: not this one's
-
-    def _episode_seed(self, episode: int) -> int:
-        return hash((self._seed, episode)) % (2**31 - 1)
 
     def reset(self) -> np.ndarray:
         center = (self._world.area[0] // 2, self._world.area[1] // 2)
         self._episode += 1
         self._step = 0
-        seed = self._episode_seed(self._episode)
-        self._world.reset(seed=seed)
+        self._world.reset(seed=hash((self._seed, self._episode)) % (2**31 - 1))
         self._update_time()
         self._player = objects.Player(self._world, center)
         self._last_health = self._player.health
         self._world.add(self._player)
         self._unlocked: set[str] = set()
-        ahead = getattr(self, "_next", None)  # (a snapshot's env is loaded without one)
-        planned = ahead.result() if ahead is not None else None
-        if planned is not None and planned.seed == seed:
-            lay_down(self._world, self._player, planned)
-        else:
-            generate_world(self._world, self._player)
-        # a second episode in a row of one seed's sequence: the next one will likely follow
-        self._next = (
-            _build(self._episode_seed(self._episode + 1), self._world, center)
-            if self._episode > 1 else None
-        )  # fmt: skip
+        generate_world(self._world, self._player)
         return self._obs()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, dict[str, Any]]:

@@ -20,7 +20,7 @@ tests/unit/test_fast_backend.py checks the worlds against stock crafter's, seed 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from crafter import constants, objects
@@ -38,7 +38,7 @@ _FIRST_DRAWS_PER_CELL = 2
 _COW, _ZOMBIE, _SKELETON = 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _noise_grid(xs: Any, ys: Any, z: float, perm: Any, grad: Any) -> Any:  # pragma: no cover
     out = np.empty((xs.size, ys.size))
     for i in range(xs.size):
@@ -60,7 +60,7 @@ def _field(perm: Any, grad: Any, xs: np.ndarray, ys: np.ndarray, z: float, sizes
     return np.asarray(value)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _materials(
     grassy: Any, mount: Any, mountain: Any, water: Any, perm: Any, grad: Any, ids: Any, u: Any,
 ) -> Any:  # pragma: no cover  # fmt: skip
@@ -126,7 +126,7 @@ def _materials(
     return mat, tunnels, k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _permutation(seed: int) -> Any:  # pragma: no cover
     """opensimplex's `_init(seed)` (its permutation tables), compiled: 64-bit wrapping
     arithmetic as its ctypes `c_int64`, and the modulo taken so that nothing overflows."""
@@ -147,7 +147,7 @@ def _permutation(seed: int) -> Any:  # pragma: no cover
     return perm, grad
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _creatures(
     mat: Any, tunnels: Any, far3: Any, far10: Any, walkable: Any, grass: int, path: int,
     u: Any, k: int,
@@ -187,53 +187,13 @@ def _creatures(
     return out[:n], k
 
 
-class Planned(NamedTuple):
-    """A world worked out from its seed alone (`plan`), ready to be laid down (`lay_down`)."""
-
-    seed: int
-    mat: np.ndarray  # the material of every cell
-    rows: list[list[int]]  # the creatures: (kind, x, y) in crafter's order
-    used: int  # uniform draws the walk took from the world's generator
-
-
 def generate_world(world: Any, player: Any) -> None:
     """Same world as `crafter.worldgen.generate_world` for the same random state, and the
     world's generator left where it leaves it."""
-    random = world.random
-    mat, rows, used = _walk(random, world, player.pos)
-    _lay(world, player, mat, rows, used)
-
-
-def plan(seed: int, world: Any, pos: Any) -> Planned:
-    """The world `generate_world` builds right after `world.reset(seed=seed)` with the player
-    at `pos` (nothing draws from a world's generator between the two), worked out on a
-    generator of its own: what a background thread can do while the game plays on. Reads only
-    the world's shape and material ids."""
-    mat, rows, used = _walk(np.random.RandomState(seed), world, pos)
-    return Planned(seed, mat, rows, used)
-
-
-def lay_down(world: Any, player: Any, planned: Planned) -> None:
-    """`generate_world` from a plan of this world's seed: the same cells and creatures, and
-    the world's generator advanced by the same draws."""
-    world.random.randint(0, 2**31 - 1)  # the noise's seed, as `_walk` drew it
-    _lay(world, player, planned.mat, planned.rows, planned.used)
-
-
-def _lay(world: Any, player: Any, mat: Any, rows: list[list[int]], used: int) -> None:
-    world._mat_map[:] = mat
-    _add_creatures(world, player, rows)
-    if used:  # as if crafter had drawn its `used` scalars one by one
-        world.random.random_sample(used)
-
-
-def _walk(random: Any, world: Any, pos: Any) -> tuple[Any, list[list[int]], int]:
-    """The cells' materials, the creatures' rows and the uniform draws the walk used, from
-    `random` (its noise seed drawn, the walk's draws left for the caller to take)."""
-    perm, grad = _permutation(random.randint(0, 2**31 - 1))
+    perm, grad = _permutation(world.random.randint(0, 2**31 - 1))
     w, h = (int(v) for v in world.area)
     xi, yi = np.arange(w), np.arange(h)
-    px, py = pos
+    px, py = player.pos
 
     def f(z: float, sizes: Any, norm: bool = True) -> Any:
         return _field(perm, grad, xi, yi, z, sizes, norm)
@@ -263,6 +223,7 @@ def _walk(random: Any, world: Any, pos: Any) -> tuple[Any, list[list[int]], int]
                                 ids["path"], u, used)  # fmt: skip
         return None if used < 0 else (mat, rows, used)
 
+    random = world.random
     state = random.get_state()
     # a batch of draws no world's walk has been seen to outrun (it uses 1.1-1.8 per cell);
     # one that does gets the rest of the most it can use: one stream either way
@@ -273,9 +234,12 @@ def _walk(random: Any, world: Any, pos: Any) -> tuple[Any, list[list[int]], int]
         done = walk(np.concatenate((draws, more)))
     if done is None:  # _DRAWS_PER_CELL is more than any walk can use
         raise RuntimeError("world generation ran out of random draws (a bug in worldgen.py)")
-    random.set_state(state)
     mat, rows, used = done
-    return mat, rows.tolist(), used
+    world._mat_map[:] = mat
+    _add_creatures(world, player, rows.tolist())
+    random.set_state(state)  # as if crafter had drawn its `used` scalars one by one
+    if used:
+        random.random_sample(used)
 
 
 # per creature kind of `_creatures`: its class, its health, and its own counter (after `player`)
