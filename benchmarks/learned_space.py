@@ -68,7 +68,8 @@ def main() -> None:
     unknown = [m for m in macros if world.requirement_text(m) is None]
     if unknown:
         sys.exit(f"learned_space: --macros {unknown} are no achievements of {args.world}")
-    coded += [author.write_action(m, 80) for m in macros if m not in {c.name for c in coded}]
+    have = {c.name for c in coded}
+    coded += [author.write_action(m, 80) for m in macros if m not in have]
     prims = [p for p in args.primitives.split(",") if p] or None
     cfg = LearnedConfig(
         name=args.action, macro_actions=macros, primitive_actions=prims, effect_bonus=10.0,
@@ -92,8 +93,8 @@ def main() -> None:
     )
     print(json.dumps({
         "action": args.action, "macros": macros, "reach_before": r.reach_before,
-        "reach_after": r.reach_after,
-        "deaths_after": r.deaths_after, "samples": r.train_samples, "stopped": r.stopped,
+        "reach_after": r.reach_after, "deaths_after": r.deaths_after,
+        "samples": r.train_samples, "stopped": r.stopped,
         "ok": r.ok, "reason": r.reason, "wall_s": round(time.perf_counter() - t0, 1),
     }))  # fmt: skip
 

@@ -147,7 +147,8 @@ def pure_code(
     spec, steps, dec = _plan(task, world)
     author = get_world(world).author()
     calls = survival or {}
-    names = [a for a, _ in steps] + list(calls)
+    names = [a for a, _ in steps]
+    names += [a for a in calls if a not in names]  # a target may be a survival action too
     coded = [author.write_action(a, 200 if a.startswith("collect") else 80) for a in names]
     cfg = RLConfig(macro_actions=names, reward_terms=[], sample_budget=1)
 
